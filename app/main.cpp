@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli.h"
+#include "app/mainwindow.h"
+
+#include <QApplication>
+#include <QCoreApplication>
+
+#include <memory>
+
+int main(int argc, char** argv)
+{
+    QStringList args;
+    for (int i = 0; i < argc; ++i)
+        args << QString::fromLocal8Bit(argv[i]);
+
+    // Subcommands run without a GUI platform, so they work over ssh and in CI.
+    if (paralens::cli::wantsCli(args)) {
+        QCoreApplication app(argc, argv);
+        QCoreApplication::setApplicationName("paralens");
+        QCoreApplication::setOrganizationName("ParaLens");
+        return paralens::cli::run(args);
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("paralens");
+    QApplication::setApplicationDisplayName("ParaLens");
+    QApplication::setOrganizationName("ParaLens");
+    QApplication::setApplicationVersion(PARALENS_VERSION);
+    QApplication::setDesktopFileName("io.github.paralens.ParaLens");
+    paralens::MainWindow window;
+    if (args.size() > 1)
+        window.openFile(args.at(1));
+    window.show();
+    return app.exec();
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace paralens {
+
+/// Mixture-of-experts part of a transformer. experts == 0 means a dense model.
+struct MoeSpec
+{
+    int experts = 0;                   ///< routed experts per MoE layer (E)
+    int top_k = 0;                     ///< routed experts per token (k)
+    std::int64_t expert_ffn_hidden = 0; ///< hidden size of one routed expert's MLP (ffn_e)
+    int shared_experts = 0;            ///< always-active experts, each of expert_ffn_hidden
+    int layer_frequency = 1;           ///< every n-th layer is MoE (1 = all layers)
+    int first_dense_layers = 0;        ///< leading layers that stay dense (DeepSeek-V3: 3)
+};
+
+/// A decoder-only transformer, in the notation of shared/MODEL_NOTES.md.
+struct ModelSpec
+{
+    std::string name;
+    int layers = 0;              ///< L
+    std::int64_t hidden = 0;     ///< h
+    int heads = 0;               ///< a
+    int kv_heads = 0;            ///< g (query groups); == heads for MHA
+    std::int64_t head_dim = 0;   ///< d_h; 0 means hidden / heads
+    std::int64_t ffn_hidden = 0; ///< dense MLP hidden size
+    std::int64_t vocab = 0;      ///< V (unpadded)
+    bool gated_mlp = true;       ///< SwiGLU (3 matrices) or plain GeLU MLP (2)
+    bool tied_embeddings = false;
+    MoeSpec moe;
+
+    bool isMoe() const { return moe.experts > 0; }
+    std::int64_t headDim() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
+    /// True when layer i (0-based) is an MoE layer.
+    bool isMoeLayer(int i) const
+    {
+        if (!isMoe() || i < moe.first_dense_layers)
+            return false;
+        const int f = moe.layer_frequency > 0 ? moe.layer_frequency : 1;
+        return (i - moe.first_dense_layers) % f == 0;
+    }
+};
+
+} // namespace paralens

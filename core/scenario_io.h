@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/presets.h"
+#include "core/scenario.h"
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+namespace paralens {
+
+/// Parses scenario JSON text (DESIGN.md's contract). Throws InputError: malformed JSON names
+/// `source`, line and column; unknown keys, wrong types and out-of-bound values name the key.
+/// Omitted keys take the documented defaults. Does not check the plan (see validate.h).
+Scenario parseScenario(std::string_view text, const std::string& source,
+                       const PresetLibrary& presets = PresetLibrary::builtin());
+
+/// Reads and parses a scenario file. Throws InputError when it cannot be read.
+Scenario loadScenarioFile(const std::string& path,
+                          const PresetLibrary& presets = PresetLibrary::builtin());
+
+Scenario scenarioFromJson(const nlohmann::json& j, const PresetLibrary& presets = PresetLibrary::builtin());
+nlohmann::json scenarioToJson(const Scenario& s);
+/// Pretty-printed JSON text, ready to be written to a `.paralens.json` file.
+std::string scenarioToText(const Scenario& s);
+
+/// Llama-3 70B on 64 H100 SXM with a plan that fits.
+Scenario defaultScenario(const PresetLibrary& presets = PresetLibrary::builtin());
+
+} // namespace paralens
