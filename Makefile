@@ -26,8 +26,9 @@ test: build
 	cd $(BUILD) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -LE gpu -j $(JOBS)
 
 bench: PRESET = release
+# Each bench executable prints one JSON object per line.
 bench: build
-	@$(BUILD)/tests/paralens-bench
+	@for b in $(BUILD)/tests/bench/paralens-bench-*; do [ -x "$$b" ] && QT_QPA_PLATFORM=offscreen "$$b" || exit 1; done
 
 package: PRESET = release
 package: build
