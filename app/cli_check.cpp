@@ -3,6 +3,9 @@
 
 namespace paralens::cli {
 
-int cmdCheck(const QStringList&) { return fail("check: not implemented yet"); }
+int cmdCheck(const QStringList&)
+{
+    return fail("check: not implemented yet");
+}
 
 } // namespace paralens::cli

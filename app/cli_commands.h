@@ -12,6 +12,11 @@ int cmdCheck(const QStringList& args);
 /// Prints "error: <message>" on stderr and returns the exit code for bad input.
 int fail(const QString& message);
 /// Exit codes shared by all subcommands.
-enum ExitCode { Ok = 0, BadInput = 1, BadUsage = 2 };
+enum ExitCode
+{
+    Ok = 0,
+    BadInput = 1,
+    BadUsage = 2
+};
 
 } // namespace paralens::cli

@@ -3,6 +3,9 @@
 
 namespace paralens::cli {
 
-int cmdPresets(const QStringList&) { return fail("presets: not implemented yet"); }
+int cmdPresets(const QStringList&)
+{
+    return fail("presets: not implemented yet");
+}
 
 } // namespace paralens::cli

@@ -9,6 +9,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     resize(1600, 1000);
 }
 
-bool MainWindow::openFile(const QString&) { return false; }
+bool MainWindow::openFile(const QString&)
+{
+    return false;
+}
 
 } // namespace paralens

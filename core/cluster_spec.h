@@ -27,10 +27,10 @@ struct ClusterSpec
     std::string name;
     GpuSpec gpu;
     int gpus_per_node = 8;
-    int scale_up_domain = 8;     ///< GPUs sharing NVLink (8 for HGX, 72 for NVL72)
-    double scale_up_gbps = 0;    ///< per-GPU, per-direction scale-up bandwidth, GB/s
-    double scale_out_gbps = 0;   ///< per-GPU scale-out bandwidth, GB/s
-    double pcie_gbps = 50;       ///< host link per GPU for offload, GB/s
+    int scale_up_domain = 8;   ///< GPUs sharing NVLink (8 for HGX, 72 for NVL72)
+    double scale_up_gbps = 0;  ///< per-GPU, per-direction scale-up bandwidth, GB/s
+    double scale_out_gbps = 0; ///< per-GPU scale-out bandwidth, GB/s
+    double pcie_gbps = 50;     ///< host link per GPU for offload, GB/s
     Latencies latencies;
 };
 

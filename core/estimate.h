@@ -57,7 +57,8 @@ struct Throughput
 };
 
 /// Warnings as data; the text is made by warningText().
-enum class Warning : std::uint32_t {
+enum class Warning : std::uint32_t
+{
     TpCrossesNodes = 1u << 0,
     BubbleAbove20 = 1u << 1,
     EpCrossesNodes = 1u << 2,

@@ -8,12 +8,12 @@ namespace paralens {
 /// Mixture-of-experts part of a transformer. experts == 0 means a dense model.
 struct MoeSpec
 {
-    int experts = 0;                   ///< routed experts per MoE layer (E)
-    int top_k = 0;                     ///< routed experts per token (k)
+    int experts = 0;                    ///< routed experts per MoE layer (E)
+    int top_k = 0;                      ///< routed experts per token (k)
     std::int64_t expert_ffn_hidden = 0; ///< hidden size of one routed expert's MLP (ffn_e)
-    int shared_experts = 0;            ///< always-active experts, each of expert_ffn_hidden
-    int layer_frequency = 1;           ///< every n-th layer is MoE (1 = all layers)
-    int first_dense_layers = 0;        ///< leading layers that stay dense (DeepSeek-V3: 3)
+    int shared_experts = 0;             ///< always-active experts, each of expert_ffn_hidden
+    int layer_frequency = 1;            ///< every n-th layer is MoE (1 = all layers)
+    int first_dense_layers = 0;         ///< leading layers that stay dense (DeepSeek-V3: 3)
 };
 
 /// A decoder-only transformer, in the notation of shared/MODEL_NOTES.md.
@@ -32,7 +32,10 @@ struct ModelSpec
     MoeSpec moe;
 
     bool isMoe() const { return moe.experts > 0; }
-    std::int64_t headDim() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
+    std::int64_t headDim() const
+    {
+        return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
+    }
     /// True when layer i (0-based) is an MoE layer.
     bool isMoeLayer(int i) const
     {

@@ -34,26 +34,58 @@ constexpr std::array<std::pair<Schedule, std::string_view>, 6> kSchedules{{
     {Schedule::ZBV, "zb-v"},
     {Schedule::DualPipeV, "dualpipe-v"},
 }};
-constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecompute{{
-    {Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}}};
-constexpr std::array<std::pair<Precision, std::string_view>, 2> kPrecision{{
-    {Precision::BF16, "bf16"}, {Precision::FP8, "fp8"}}};
-constexpr std::array<std::pair<Framework, std::string_view>, 3> kFramework{{
-    {Framework::Megatron, "megatron"}, {Framework::DeepSpeed, "deepspeed"}, {Framework::FSDP, "fsdp"}}};
-constexpr std::array<std::pair<Optimizer, std::string_view>, 2> kOptimizer{{
-    {Optimizer::Adam, "adam"}, {Optimizer::SGD, "sgd"}}};
+constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecompute{
+    {{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}}};
+constexpr std::array<std::pair<Precision, std::string_view>, 2> kPrecision{
+    {{Precision::BF16, "bf16"}, {Precision::FP8, "fp8"}}};
+constexpr std::array<std::pair<Framework, std::string_view>, 3> kFramework{
+    {{Framework::Megatron, "megatron"},
+     {Framework::DeepSpeed, "deepspeed"},
+     {Framework::FSDP, "fsdp"}}};
+constexpr std::array<std::pair<Optimizer, std::string_view>, 2> kOptimizer{
+    {{Optimizer::Adam, "adam"}, {Optimizer::SGD, "sgd"}}};
 
 } // namespace
 
-std::string_view toString(Schedule v) { return nameOf(kSchedules, v); }
-std::string_view toString(Recompute v) { return nameOf(kRecompute, v); }
-std::string_view toString(Precision v) { return nameOf(kPrecision, v); }
-std::string_view toString(Framework v) { return nameOf(kFramework, v); }
-std::string_view toString(Optimizer v) { return nameOf(kOptimizer, v); }
-std::optional<Schedule> parseSchedule(std::string_view s) { return valueOf(kSchedules, s); }
-std::optional<Recompute> parseRecompute(std::string_view s) { return valueOf(kRecompute, s); }
-std::optional<Precision> parsePrecision(std::string_view s) { return valueOf(kPrecision, s); }
-std::optional<Framework> parseFramework(std::string_view s) { return valueOf(kFramework, s); }
-std::optional<Optimizer> parseOptimizer(std::string_view s) { return valueOf(kOptimizer, s); }
+std::string_view toString(Schedule v)
+{
+    return nameOf(kSchedules, v);
+}
+std::string_view toString(Recompute v)
+{
+    return nameOf(kRecompute, v);
+}
+std::string_view toString(Precision v)
+{
+    return nameOf(kPrecision, v);
+}
+std::string_view toString(Framework v)
+{
+    return nameOf(kFramework, v);
+}
+std::string_view toString(Optimizer v)
+{
+    return nameOf(kOptimizer, v);
+}
+std::optional<Schedule> parseSchedule(std::string_view s)
+{
+    return valueOf(kSchedules, s);
+}
+std::optional<Recompute> parseRecompute(std::string_view s)
+{
+    return valueOf(kRecompute, s);
+}
+std::optional<Precision> parsePrecision(std::string_view s)
+{
+    return valueOf(kPrecision, s);
+}
+std::optional<Framework> parseFramework(std::string_view s)
+{
+    return valueOf(kFramework, s);
+}
+std::optional<Optimizer> parseOptimizer(std::string_view s)
+{
+    return valueOf(kOptimizer, s);
+}
 
 } // namespace paralens

@@ -6,11 +6,37 @@
 
 namespace paralens {
 
-enum class Schedule { GPipe, OneF1B, Interleaved1F1B, ZBH1, ZBV, DualPipeV };
-enum class Recompute { None, Selective, Full };
-enum class Precision { BF16, FP8 };
-enum class Framework { Megatron, DeepSpeed, FSDP };
-enum class Optimizer { Adam, SGD };
+enum class Schedule
+{
+    GPipe,
+    OneF1B,
+    Interleaved1F1B,
+    ZBH1,
+    ZBV,
+    DualPipeV
+};
+enum class Recompute
+{
+    None,
+    Selective,
+    Full
+};
+enum class Precision
+{
+    BF16,
+    FP8
+};
+enum class Framework
+{
+    Megatron,
+    DeepSpeed,
+    FSDP
+};
+enum class Optimizer
+{
+    Adam,
+    SGD
+};
 
 /// How the model is split over GPUs. Rank order is Megatron's tp-cp-ep-dp-pp.
 struct ParallelPlan

@@ -13,7 +13,7 @@ namespace paralens {
 /// so a saved file says "llama3-70b" rather than repeating the numbers.
 struct Scenario
 {
-    std::string model_id;    ///< preset id, or empty for a custom model
+    std::string model_id; ///< preset id, or empty for a custom model
     ModelSpec model;
     std::string hardware_id; ///< preset id, or empty for a custom cluster
     ClusterSpec cluster;

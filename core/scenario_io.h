@@ -19,7 +19,8 @@ Scenario parseScenario(std::string_view text, const std::string& source,
 Scenario loadScenarioFile(const std::string& path,
                           const PresetLibrary& presets = PresetLibrary::builtin());
 
-Scenario scenarioFromJson(const nlohmann::json& j, const PresetLibrary& presets = PresetLibrary::builtin());
+Scenario scenarioFromJson(const nlohmann::json& j,
+                          const PresetLibrary& presets = PresetLibrary::builtin());
 nlohmann::json scenarioToJson(const Scenario& s);
 /// Pretty-printed JSON text, ready to be written to a `.paralens.json` file.
 std::string scenarioToText(const Scenario& s);
