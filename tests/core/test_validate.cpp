@@ -57,6 +57,7 @@ Scenario moe() // Mixtral 8x7B on 32 H100: tp 2, pp 2, dp 8, ep 8
     s.parallel.pp = 2;
     s.parallel.dp = 8;
     s.parallel.ep = 8;
+    s.parallel.sequence_parallel = true; // Megatron-LM needs it with EP and TP
     s.training.seq_len = 4096;
     s.training.global_batch = 256;
     return s;
@@ -143,6 +144,10 @@ private slots:
         QTest::newRow("fp8 on h100")
             << false << Mutation([](Scenario& s) { s.training.precision = Precision::FP8; });
         QTest::newRow("ep 4 of dp 8") << true << Mutation([](Scenario& s) { s.parallel.ep = 4; });
+        QTest::newRow("ep with tp, no sp, deepspeed") << true << Mutation([](Scenario& s) {
+            s.parallel.sequence_parallel = false;
+            s.training.framework = Framework::DeepSpeed; // the Megatron-LM rule only
+        });
     }
     void validPlansPass()
     {
