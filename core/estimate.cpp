@@ -95,9 +95,16 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
         out.warnings |= static_cast<std::uint32_t>(Warning::DoesNotFit);
         return;
     }
-    for (int r = 0; r < p; ++r)
-        params[std::size_t(r)] =
-            stageParameters(s.model, pl, layers[std::size_t(r)], k.vocab_divisible_by);
+    const LayerParams dl = denseLayerParams(s.model), ml = moeLayerParams(s.model);
+    for (int r = 0; r < p; ++r) {
+        const StageLayers& st = layers[std::size_t(r)];
+        const StageLayers* prev = r > 0 ? &layers[std::size_t(r - 1)] : nullptr;
+        if (prev && !st.first && !st.last && !prev->first && st.layers == prev->layers &&
+            st.moe_layers == prev->moe_layers)
+            params[std::size_t(r)] = params[std::size_t(r - 1)]; // identical middle stage
+        else
+            params[std::size_t(r)] = stageParameters(s.model, pl, st, dl, ml, k.vocab_divisible_by);
+    }
     const Topology topo = placeGroups(pl, s.cluster);
 
     StepInputs in;
