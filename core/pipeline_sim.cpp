@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/pipeline_sim.h"
+
+#include "core/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace paralens {
+namespace {
+
+constexpr const char* kField = "parallel.schedule";
+
+void checkTimes(const std::vector<double>& v, std::size_t expected, bool optional, const char* name)
+{
+    if (optional && v.empty())
+        return;
+    if (v.size() != expected)
+        throw InputError(kField, std::string("pipeline timings: ") + name + " has " +
+                                     std::to_string(v.size()) + " entries, expected " +
+                                     std::to_string(expected));
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i]) || v[i] < 0)
+            throw InputError(kField, std::string("pipeline timings: ") + name + "[" +
+                                         std::to_string(i) + "] = " + std::to_string(v[i]) +
+                                         " is not a finite non-negative number");
+}
+
+char kindChar(OpKind k)
+{
+    return k == OpKind::F ? 'F' : k == OpKind::B ? 'B' : 'W';
+}
+
+std::string opName(OpKind k, int mb, int chunk)
+{
+    return std::string(1, kindChar(k)) + " mb" + std::to_string(mb) + " c" + std::to_string(chunk);
+}
+
+} // namespace
+
+void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
+                            SimulationResult& out)
+{
+    const int p = s.stages, S = s.modelStages(), m = s.microbatches;
+    if (p < 1 || m < 1 || s.chunks < 1 || s.stage_offset.size() != std::size_t(p) + 1)
+        throw InputError(kField, "pipeline schedule is empty or malformed");
+    if (static_cast<std::int64_t>(s.ops.size()) > kMaxPipelineOps)
+        throw InputError(kField, "pipeline plan has " + std::to_string(s.ops.size()) +
+                                     " ops, above the simulator's limit of " +
+                                     std::to_string(kMaxPipelineOps));
+    checkTimes(t.forward_seconds, S, false, "forward_seconds");
+    checkTimes(t.backward_seconds, S, false, "backward_seconds");
+    checkTimes(t.weight_seconds, S, false, "weight_seconds");
+    checkTimes(t.p2p_seconds, S > 0 ? S - 1 : 0, true, "p2p_seconds");
+    checkTimes(t.dp_sync_seconds, p, true, "dp_sync_seconds");
+    checkTimes(t.activation_bytes, S, true, "activation_bytes");
+    checkTimes(t.weight_grad_bytes, S, true, "weight_grad_bytes");
+    if (!std::isfinite(t.dp_overlap_fraction) || t.dp_overlap_fraction < 0 ||
+        t.dp_overlap_fraction > 1)
+        throw InputError(kField, "pipeline timings: dp_overlap_fraction must lie in [0, 1]");
+
+    const bool split = s.split_backward;
+    const std::size_t kinds = split ? 3 : 2;
+    const std::size_t perKind = std::size_t(S) * std::size_t(m);
+    auto key = [&](OpKind k, int ms, int mb) {
+        return std::size_t(k) * perKind + std::size_t(ms) * std::size_t(m) + std::size_t(mb);
+    };
+    m_done.assign(kinds * perKind, -1.0);
+    m_waiter.assign(kinds * perKind, -1);
+    m_nextWaiter.assign(std::size_t(p), -1);
+    m_cursor.assign(s.stage_offset.begin(), s.stage_offset.end() - 1);
+    m_free.assign(std::size_t(p), 0.0);
+    m_ready.clear();
+    for (int d = p - 1; d >= 0; --d)
+        m_ready.push_back(d);
+    out.timing.resize(s.ops.size());
+
+    auto p2p = [&](int fromStage, int toStage) {
+        if (t.p2p_seconds.empty() || s.deviceOf(fromStage) == s.deviceOf(toStage))
+            return 0.0;
+        return t.p2p_seconds[std::size_t(std::min(fromStage, toStage))];
+    };
+
+    while (!m_ready.empty()) {
+        const int d = m_ready.back();
+        m_ready.pop_back();
+        const std::int64_t end = s.stage_offset[d + 1];
+        std::int64_t i = m_cursor[d];
+        for (; i < end; ++i) {
+            const PipelineOp& op = s.ops[std::size_t(i)];
+            if (op.stage != d || op.chunk < 0 || op.chunk >= s.chunks || op.microbatch < 0 ||
+                op.microbatch >= m || (op.kind == OpKind::W && !split) || std::uint8_t(op.kind) > 2)
+                throw InputError(kField, "pipeline schedule: op #" + std::to_string(i) +
+                                             " on stage " + std::to_string(d) + " is out of range");
+            const int ms = s.modelStage(d, op.chunk);
+            std::size_t dep = SIZE_MAX;
+            double comm = 0;
+            if (op.kind == OpKind::F) {
+                if (ms > 0) {
+                    dep = key(OpKind::F, ms - 1, op.microbatch);
+                    comm = p2p(ms - 1, ms);
+                }
+            } else if (op.kind == OpKind::B) {
+                if (ms < S - 1) {
+                    dep = key(OpKind::B, ms + 1, op.microbatch);
+                    comm = p2p(ms + 1, ms);
+                } else {
+                    dep = key(OpKind::F, ms, op.microbatch);
+                }
+            } else {
+                dep = key(OpKind::B, ms, op.microbatch);
+            }
+            double ready = 0;
+            if (dep != SIZE_MAX) {
+                if (m_done[dep] < 0) { // not yet: wait for it
+                    m_nextWaiter[std::size_t(d)] = m_waiter[dep];
+                    m_waiter[dep] = d;
+                    break;
+                }
+                ready = m_done[dep] + comm;
+            }
+            double dur = op.kind == OpKind::F   ? t.forward_seconds[std::size_t(ms)]
+                         : op.kind == OpKind::W ? t.weight_seconds[std::size_t(ms)]
+                                                : t.backward_seconds[std::size_t(ms)];
+            if (op.kind == OpKind::B && !split)
+                dur += t.weight_seconds[std::size_t(ms)];
+            const double start = std::max(m_free[std::size_t(d)], ready);
+            const double stop = start + dur;
+            out.timing[std::size_t(i)] = {start, stop};
+            m_free[std::size_t(d)] = stop;
+            const std::size_t self = key(op.kind, ms, op.microbatch);
+            if (m_done[self] >= 0)
+                throw InputError(kField, "pipeline schedule runs " +
+                                             opName(op.kind, op.microbatch, op.chunk) +
+                                             " twice on stage " + std::to_string(d));
+            m_done[self] = stop;
+            for (int w = m_waiter[self]; w >= 0;) {
+                const int next = m_nextWaiter[std::size_t(w)];
+                m_ready.push_back(w);
+                w = next;
+            }
+            m_waiter[self] = -1;
+        }
+        m_cursor[std::size_t(d)] = i;
+    }
+
+    // Anything left means the order cannot progress.
+    std::string stuck;
+    int nStuck = 0;
+    for (int d = 0; d < p; ++d) {
+        const std::int64_t i = m_cursor[std::size_t(d)];
+        if (i >= s.stage_offset[d + 1])
+            continue;
+        if (++nStuck > 4)
+            continue;
+        const PipelineOp& op = s.ops[std::size_t(i)];
+        const int ms = s.modelStage(d, op.chunk);
+        int depStage = ms;
+        OpKind depKind = OpKind::B;
+        if (op.kind == OpKind::F) {
+            depStage = ms - 1;
+            depKind = OpKind::F;
+        } else if (op.kind == OpKind::B) {
+            depStage = ms < S - 1 ? ms + 1 : ms;
+            depKind = ms < S - 1 ? OpKind::B : OpKind::F;
+        }
+        stuck += (stuck.empty() ? "" : "; ") + std::string("stage ") + std::to_string(d) +
+                 " waits at op #" + std::to_string(i - s.stage_offset[d]) + " (" +
+                 opName(op.kind, op.microbatch, op.chunk) + ") for " +
+                 opName(depKind, op.microbatch, s.chunkOf(depStage)) + " on stage " +
+                 std::to_string(s.deviceOf(depStage));
+    }
+    if (nStuck > 0)
+        throw InputError(kField,
+                         "pipeline schedule deadlocks: " + stuck +
+                             (nStuck > 4 ? " (and " + std::to_string(nStuck - 4) + " more stages)"
+                                         : std::string()));
+
+    // Per-device statistics, memory and DP synchronisation.
+    out.stages.resize(std::size_t(p));
+    if (t.record_memory_timeline)
+        out.memory_timeline.resize(std::size_t(p));
+    else
+        out.memory_timeline.clear();
+    const bool bytes = !t.activation_bytes.empty() || !t.weight_grad_bytes.empty();
+    double pipeline = 0;
+    for (int d = 0; d < p; ++d) {
+        StageStats& st = out.stages[std::size_t(d)];
+        st = StageStats{};
+        st.stage = d;
+        int inflight = 0, pendingW = 0;
+        double held = 0, lastEnd = 0, lastBStart = 0;
+        std::vector<MemoryPoint>* tl =
+            t.record_memory_timeline ? &out.memory_timeline[std::size_t(d)] : nullptr;
+        if (tl) {
+            tl->clear();
+            tl->push_back({0.0, 0});
+        }
+        for (std::int64_t i = s.stage_offset[d]; i < s.stage_offset[d + 1]; ++i) {
+            const PipelineOp& op = s.ops[std::size_t(i)];
+            const OpTiming& tm = out.timing[std::size_t(i)];
+            const std::size_t ms = std::size_t(s.modelStage(d, op.chunk));
+            st.busy_seconds += tm.end - tm.start;
+            lastEnd = std::max(lastEnd, tm.end);
+            if (op.kind == OpKind::F) {
+                ++inflight;
+                if (bytes && !t.activation_bytes.empty())
+                    held += t.activation_bytes[ms];
+                if (tl)
+                    tl->push_back({tm.start, inflight});
+            } else if (op.kind == OpKind::B) {
+                --inflight;
+                lastBStart = tm.start;
+                if (bytes && !t.activation_bytes.empty())
+                    held -= t.activation_bytes[ms];
+                if (split) {
+                    ++pendingW;
+                    if (!t.weight_grad_bytes.empty())
+                        held += t.weight_grad_bytes[ms];
+                }
+                if (tl)
+                    tl->push_back({tm.end, inflight});
+            } else {
+                --pendingW;
+                if (!t.weight_grad_bytes.empty())
+                    held -= t.weight_grad_bytes[ms];
+            }
+            st.peak_inflight_microbatches = std::max(st.peak_inflight_microbatches, inflight);
+            st.peak_pending_weight_grads = std::max(st.peak_pending_weight_grads, pendingW);
+            st.peak_activation_bytes = std::max(st.peak_activation_bytes, held);
+        }
+        double finish = lastEnd;
+        if (!t.dp_sync_seconds.empty()) {
+            const double T = t.dp_sync_seconds[std::size_t(d)];
+            const double f = t.dp_overlap_fraction;
+            finish = std::max(lastEnd, lastBStart + f * T) + (1 - f) * T;
+        }
+        st.finish_seconds = finish;
+        st.dp_exposed_seconds = finish - lastEnd;
+        pipeline = std::max(pipeline, lastEnd);
+    }
+    out.pipeline_seconds = pipeline;
+    out.step_seconds = pipeline;
+    double idleSum = 0, busySum = 0, fracSum = 0;
+    for (StageStats& st : out.stages) {
+        st.idle_seconds = std::max(0.0, pipeline - st.busy_seconds);
+        idleSum += st.idle_seconds;
+        busySum += st.busy_seconds;
+        fracSum += pipeline > 0 ? st.idle_seconds / pipeline : 0;
+        out.step_seconds = std::max(out.step_seconds, st.finish_seconds);
+    }
+    out.bubble_fraction = fracSum / p;
+    out.bubble_overhead = busySum > 0 ? idleSum / busySum : 0;
+}
+
+SimulationResult simulatePipeline(const PipelineSchedule& schedule, const PipelineTimings& timings)
+{
+    PipelineSimulator sim;
+    SimulationResult r;
+    sim.run(schedule, timings, r);
+    return r;
+}
+
+PipelineTimings uniformTimings(const PipelineSchedule& schedule, double forward_seconds,
+                               double backward_seconds, double weight_seconds)
+{
+    PipelineTimings t;
+    const std::size_t S = std::size_t(schedule.modelStages());
+    t.forward_seconds.assign(S, forward_seconds);
+    t.backward_seconds.assign(S, backward_seconds);
+    t.weight_seconds.assign(S, weight_seconds);
+    return t;
+}
+
+} // namespace paralens
