@@ -68,4 +68,37 @@ nlohmann::json chromeTrace(const PipelineSchedule& schedule, const SimulationRes
                   {"virtual_stages", schedule.chunks}}}};
 }
 
+nlohmann::json timelineJson(const PipelineSchedule& schedule, const SimulationResult& result)
+{
+    using nlohmann::json;
+    json stats = json::array();
+    for (const StageStats& st : result.stages)
+        stats.push_back({{"stage", st.stage},
+                         {"busy_seconds", st.busy_seconds},
+                         {"idle_seconds", st.idle_seconds},
+                         {"dp_exposed_seconds", st.dp_exposed_seconds},
+                         {"peak_inflight_microbatches", st.peak_inflight_microbatches}});
+    json ops = json::array();
+    static constexpr const char* kKind[] = {"F", "B", "W"};
+    for (std::size_t i = 0; i < schedule.ops.size() && i < result.timing.size(); ++i) {
+        const PipelineOp& op = schedule.ops[i];
+        ops.push_back({{"stage", op.stage},
+                       {"kind", kKind[static_cast<int>(op.kind)]},
+                       {"microbatch", op.microbatch},
+                       {"chunk", op.chunk},
+                       {"start", result.timing[i].start},
+                       {"end", result.timing[i].end}});
+    }
+    return json{{"schedule", std::string(toString(schedule.kind))},
+                {"stages", schedule.stages},
+                {"microbatches", schedule.microbatches},
+                {"virtual_stages", schedule.chunks},
+                {"step_seconds", result.step_seconds},
+                {"pipeline_seconds", result.pipeline_seconds},
+                {"bubble_fraction", result.bubble_fraction},
+                {"bubble_overhead", result.bubble_overhead},
+                {"stage_stats", std::move(stats)},
+                {"ops", std::move(ops)}};
+}
+
 } // namespace paralens

@@ -425,6 +425,27 @@ private slots:
             }
         QVERIFY(found);
     }
+    // DESIGN.md's `paralens schedule --json` keys.
+    void timelineJsonKeys()
+    {
+        const auto s = make(Schedule::Interleaved1F1B, 4, 8, 2);
+        const auto r = runUniform(s, 1, 2, 0);
+        const auto j = timelineJson(s, r);
+        for (const char* k :
+             {"schedule", "stages", "microbatches", "virtual_stages", "step_seconds",
+              "bubble_fraction", "bubble_overhead", "stage_stats", "ops"})
+            QVERIFY2(j.contains(k), k);
+        QCOMPARE(j["schedule"].get<std::string>(), std::string("interleaved-1f1b"));
+        QCOMPARE(j["virtual_stages"].get<int>(), 2);
+        QCOMPARE(j["ops"].size(), s.ops.size());
+        QCOMPARE(j["stage_stats"].size(), std::size_t(4));
+        for (const char* k :
+             {"stage", "busy_seconds", "idle_seconds", "peak_inflight_microbatches"})
+            QVERIFY2(j["stage_stats"][0].contains(k), k);
+        for (const char* k : {"stage", "kind", "microbatch", "chunk", "start", "end"})
+            QVERIFY2(j["ops"][0].contains(k), k);
+        QVERIFY(qFuzzyCompare(j["bubble_overhead"].get<double>(), 3.0 / 16.0));
+    }
     // Buffers are reused: a second run of the same shape gives the same answer.
     void simulatorReuse()
     {
