@@ -67,6 +67,8 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
         return std::size_t(k) * perKind + std::size_t(ms) * std::size_t(m) + std::size_t(mb);
     };
     m_done.assign(kinds * perKind, -1.0);
+    m_pathComm.assign(kinds * perKind, 0.0);
+    m_devicePathComm.assign(std::size_t(p), 0.0);
     m_waiter.assign(kinds * perKind, -1);
     m_nextWaiter.assign(std::size_t(p), -1);
     m_cursor.assign(s.stage_offset.begin(), s.stage_offset.end() - 1);
@@ -75,6 +77,8 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
     for (int d = p - 1; d >= 0; --d)
         m_ready.push_back(d);
     out.timing.resize(s.ops.size());
+    out.p2p_exposed_seconds = 0;
+    double latest = 0;
 
     auto p2p = [&](int fromStage, int toStage) {
         if (t.p2p_seconds.empty() || s.deviceOf(fromStage) == s.deviceOf(toStage))
@@ -112,6 +116,7 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
                 dep = key(OpKind::B, ms, op.microbatch);
             }
             double ready = 0;
+            double path = m_devicePathComm[std::size_t(d)]; // p2p seconds on the critical path
             if (dep != SIZE_MAX) {
                 if (m_done[dep] < 0) { // not yet: wait for it
                     m_nextWaiter[std::size_t(d)] = m_waiter[dep];
@@ -119,6 +124,11 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
                     break;
                 }
                 ready = m_done[dep] + comm;
+                const double viaDep = m_pathComm[dep] + comm;
+                if (ready > m_free[std::size_t(d)])
+                    path = viaDep;
+                else if (ready == m_free[std::size_t(d)])
+                    path = std::max(path, viaDep);
             }
             double dur = op.kind == OpKind::F   ? t.forward_seconds[std::size_t(ms)]
                          : op.kind == OpKind::W ? t.weight_seconds[std::size_t(ms)]
@@ -135,6 +145,12 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
                                              opName(op.kind, op.microbatch, op.chunk) +
                                              " twice on stage " + std::to_string(d));
             m_done[self] = stop;
+            m_pathComm[self] = path;
+            m_devicePathComm[std::size_t(d)] = path;
+            if (stop >= latest) {
+                latest = stop;
+                out.p2p_exposed_seconds = path;
+            }
             for (int w = m_waiter[self]; w >= 0;) {
                 const int next = m_nextWaiter[std::size_t(w)];
                 m_ready.push_back(w);

@@ -76,6 +76,8 @@ struct SimulationResult
     std::vector<std::vector<MemoryPoint>> memory_timeline;
     double pipeline_seconds = 0; ///< end of the last op (the pipeline flush)
     double step_seconds = 0;     ///< latest device finish, DP synchronisation included
+    /// p2p transfer seconds on the critical path to the last op (exposed communication).
+    double p2p_exposed_seconds = 0;
     /// Idle share of the pipeline time, averaged over devices: mean(idle_i / pipeline_seconds).
     double bubble_fraction = 0;
     /// Idle over busy compute, sum over devices: (p − 1)/m for uniform 1F1B without comm.
@@ -100,6 +102,8 @@ public:
              SimulationResult& out);
 
 private:
+    std::vector<double> m_pathComm;       // p2p seconds on the critical path ending at that op
+    std::vector<double> m_devicePathComm; // the same for each device's latest op
     std::vector<double> m_done; // end time per (kind, model stage, micro-batch), <0 = not yet
     std::vector<std::int32_t> m_waiter;     // first device waiting for that key, −1 = none
     std::vector<std::int32_t> m_nextWaiter; // per device, next device waiting for the same key

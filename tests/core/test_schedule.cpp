@@ -306,6 +306,7 @@ private slots:
         auto r = simulatePipeline(s, t);
         QVERIFY(qFuzzyCompare(r.pipeline_seconds, 6.5));
         QVERIFY(qFuzzyCompare(r.stages[1].idle_seconds, 6.5 - 3.0));
+        QVERIFY(qFuzzyCompare(r.p2p_exposed_seconds, 0.5)); // both hops on the critical path
         t.dp_sync_seconds = {2.0, 1.0};
         t.dp_overlap_fraction = 0.5;
         r = simulatePipeline(s, t);
@@ -327,6 +328,20 @@ private slots:
         const auto r = simulatePipeline(s, t);
         // Lower bound: the slow stage's own work plus the fill before it and drain after it.
         QVERIFY(r.pipeline_seconds + 1e-9 >= m * 6.0 + (p - 1) * 1.0 + (p - 1) * 2.0);
+        // Uniform stages, p2p time c: GPipe's fill and drain cross 2(p − 1) links once; 1F1B
+        // also waits for round trips in its steady phase. Either way the simulated step grows
+        // by exactly the p2p time the simulator reports on the critical path.
+        for (Schedule k : {Schedule::GPipe, Schedule::OneF1B}) {
+            const auto sk = make(k, p, m);
+            auto tc = uniformTimings(sk, 1, 2, 0);
+            tc.p2p_seconds.assign(p - 1, 0.125);
+            const auto rc = simulatePipeline(sk, tc);
+            QVERIFY(qFuzzyCompare(rc.pipeline_seconds - (m + p - 1) * 3.0, rc.p2p_exposed_seconds));
+            if (k == Schedule::GPipe)
+                QVERIFY(qFuzzyCompare(rc.p2p_exposed_seconds, 2 * (p - 1) * 0.125));
+            else
+                QVERIFY(rc.p2p_exposed_seconds > 2 * (p - 1) * 0.125);
+        }
         QCOMPARE(r.stages[p - 1].idle_seconds < r.stages[0].idle_seconds, true);
     }
     void rejectsBadInput()
