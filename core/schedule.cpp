@@ -258,12 +258,14 @@ void validate(const ScheduleParams& s)
             bad("parallel.virtual_stages",
                 "interleaved-1f1b needs parallel.virtual_stages >= 2 (got " +
                     str(s.virtual_stages) + ")");
-        const int g = s.group_size > 0 ? s.group_size : s.stages;
-        // Megatron: p <= G <= m and the last group (m mod G) is empty or at least p.
+        // Megatron: p <= G <= m and the last group (m mod G) is empty or at least p; with a
+        // shorter last group the static order deadlocks (a chunk-1 forward waits for a
+        // chunk-0 forward queued behind it). G = 0 picks the smallest valid G >= p.
         if (s.microbatches < s.stages)
             bad("training.global_batch",
                 "interleaved-1f1b needs at least as many micro-batches as pipeline stages (m = " +
                     str(s.microbatches) + " < pp = " + str(s.stages) + ")");
+        const int g = interleavedGroupSize(s.stages, s.microbatches, s.group_size);
         if (g < s.stages || g > s.microbatches)
             bad("parallel.microbatch_group",
                 "interleaved-1f1b micro-batch group must satisfy pp <= G <= m (G = " + str(g) +
@@ -295,11 +297,35 @@ void validate(const ScheduleParams& s)
 
 } // namespace
 
+int interleavedGroupSize(int stages, int microbatches, int group_size)
+{
+    if (group_size > 0)
+        return group_size;
+    for (int g = stages; g < microbatches; ++g)
+        if (microbatches % g == 0 || microbatches % g >= stages)
+            return g;
+    return std::max(stages, microbatches);
+}
+
 int interleavedWarmup(int stages, int microbatches, int virtual_stages, int group_size, int rank)
 {
-    const std::int64_t g = group_size > 0 ? group_size : stages;
+    const std::int64_t g = interleavedGroupSize(stages, microbatches, group_size);
     const std::int64_t w = 2LL * (stages - rank - 1) + (virtual_stages - 1LL) * g;
     return static_cast<int>(std::min<std::int64_t>(w, std::int64_t(microbatches) * virtual_stages));
+}
+
+ScheduleParams scheduleParamsFor(const ParallelPlan& plan, int microbatches)
+{
+    ScheduleParams sp;
+    sp.kind = plan.schedule;
+    sp.stages = plan.pp;
+    sp.microbatches = microbatches;
+    sp.virtual_stages = plan.virtual_stages;
+    if (sp.kind == Schedule::Interleaved1F1B && plan.virtual_stages <= 1) {
+        sp.kind = Schedule::OneF1B;
+        sp.virtual_stages = 1;
+    }
+    return sp;
 }
 
 std::int64_t scheduleOpCount(const ScheduleParams& s)
@@ -319,7 +345,7 @@ void buildSchedule(const ScheduleParams& params, PipelineSchedule& out)
     out.microbatches = m;
     out.chunks = v;
     out.group_size = params.kind == Schedule::Interleaved1F1B
-                         ? (params.group_size > 0 ? params.group_size : p)
+                         ? interleavedGroupSize(p, m, params.group_size)
                          : 0;
     out.split_backward = params.kind == Schedule::ZBH1 || params.kind == Schedule::ZBV ||
                          params.kind == Schedule::DualPipeV;

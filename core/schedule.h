@@ -90,8 +90,14 @@ struct ScheduleParams
     int stages = 1;         ///< p >= 1
     int microbatches = 1;   ///< m >= 1
     int virtual_stages = 1; ///< v: 1 for GPipe/1F1B/ZB-H1, >= 2 interleaved, 2 for ZB-V/DualPipeV
-    int group_size = 0;     ///< interleaved micro-batch group G; 0 = p (Megatron's default)
+    /// Interleaved micro-batch group G (Megatron microbatch_group_size_per_vp_stage); 0 = p when
+    /// m mod p = 0, else the smallest G > p with m mod G = 0 or >= p (see interleavedGroupSize).
+    int group_size = 0;
 };
+
+/// The schedule a plan runs with m micro-batches per pipeline. interleaved-1f1b with one
+/// virtual stage is plain 1F1B (as validate() allows it).
+ScheduleParams scheduleParamsFor(const ParallelPlan& plan, int microbatches);
 
 /// Number of ops the schedule would have, without building it (for the op limit).
 std::int64_t scheduleOpCount(const ScheduleParams& params);
@@ -101,8 +107,14 @@ std::int64_t scheduleOpCount(const ScheduleParams& params);
 void buildSchedule(const ScheduleParams& params, PipelineSchedule& out);
 PipelineSchedule buildSchedule(const ScheduleParams& params);
 
+/// The group size G interleaved 1F1B uses: group_size when > 0, otherwise Megatron's default p
+/// if it divides m, else the smallest G in (p, m] whose last group m mod G is 0 or >= p (a
+/// shorter last group deadlocks). Assumes m >= p.
+int interleavedGroupSize(int stages, int microbatches, int group_size);
+
 /// Megatron's warm-up forward count on PP rank `rank` for interleaved 1F1B (chunk-micro-batches
-/// run before the first backward). The peak held on that rank is this + 1, capped at m·v.
+/// run before the first backward): min(2(p − r − 1) + (v − 1)·G, m·v), G from
+/// interleavedGroupSize. The peak held on that rank is this + 1, capped at m·v.
 int interleavedWarmup(int stages, int microbatches, int virtual_stages, int group_size, int rank);
 
 } // namespace paralens

@@ -359,8 +359,8 @@ private slots:
         QVERIFY(throwsOn({Schedule::OneF1B, 4, 8, 2}, "parallel.virtual_stages"));
         QVERIFY(throwsOn({Schedule::Interleaved1F1B, 4, 8, 1}, "parallel.virtual_stages"));
         QVERIFY(throwsOn({Schedule::Interleaved1F1B, 4, 3, 2}, "training.global_batch"));
-        QVERIFY(throwsOn({Schedule::Interleaved1F1B, 4, 10, 2},
-                         "training.global_batch")); // 10 mod 4 = 2
+        // Last group 10 mod 4 = 2 < p: that order would deadlock.
+        QVERIFY(throwsOn({Schedule::Interleaved1F1B, 4, 10, 2, 4}, "training.global_batch"));
         QVERIFY(throwsOn({Schedule::Interleaved1F1B, 4, 16, 2, 3}, "parallel.microbatch_group"));
         QVERIFY(throwsOn({Schedule::ZBV, 4, 16, 1}, "parallel.virtual_stages"));
         QVERIFY(throwsOn({Schedule::DualPipeV, 4, 7, 2}, "training.global_batch"));
@@ -460,6 +460,22 @@ private slots:
         for (const char* k : {"stage", "kind", "microbatch", "chunk", "start", "end"})
             QVERIFY2(j["ops"][0].contains(k), k);
         QVERIFY(qFuzzyCompare(j["bubble_overhead"].get<double>(), 3.0 / 16.0));
+    }
+    // m not a multiple of p: the automatic group size is the smallest valid G (Megatron's rule
+    // p <= G <= m, m mod G = 0 or >= p), and the plan runs to the end.
+    void interleavedGroupSizes()
+    {
+        QCOMPARE(interleavedGroupSize(4, 16, 0), 4);
+        QCOMPARE(interleavedGroupSize(4, 10, 0), 5); // 10 mod 4 = 2 < 4; 10 mod 5 = 0
+        QCOMPARE(interleavedGroupSize(4, 11, 0), 6); // 11 mod 5 = 1; 11 mod 6 = 5 >= 4
+        QCOMPARE(interleavedGroupSize(8, 9, 0), 9);  // one group
+        QCOMPARE(interleavedGroupSize(4, 10, 6), 6);
+        for (int m : {9, 10, 11, 13, 19}) {
+            const auto s = make(Schedule::Interleaved1F1B, 4, m, 3);
+            QCOMPARE(s.group_size, interleavedGroupSize(4, m, 0));
+            const auto r = runUniform(s, 1, 2, 0);
+            QVERIFY(r.bubble_overhead > 0 && r.bubble_overhead < 3.0 / m);
+        }
     }
     // Buffers are reused: a second run of the same shape gives the same answer.
     void simulatorReuse()
