@@ -63,9 +63,6 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
     const bool split = s.split_backward;
     const std::size_t kinds = split ? 3 : 2;
     const std::size_t perKind = std::size_t(S) * std::size_t(m);
-    auto key = [&](OpKind k, int ms, int mb) {
-        return std::size_t(k) * perKind + std::size_t(ms) * std::size_t(m) + std::size_t(mb);
-    };
     m_done.assign(kinds * perKind, -1.0);
     m_pathComm.assign(kinds * perKind, 0.0);
     m_devicePathComm.assign(std::size_t(p), 0.0);
@@ -80,73 +77,102 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
     out.p2p_exposed_seconds = 0;
     double latest = 0;
 
-    auto p2p = [&](int fromStage, int toStage) {
-        if (t.p2p_seconds.empty() || s.deviceOf(fromStage) == s.deviceOf(toStage))
+    // Per (kind, model stage) tables: duration, where the dependency's key starts (key of
+    // micro-batch mb = base + mb; kNone = none) and the transfer before it; per (device,
+    // chunk) the model stage.
+    constexpr std::size_t kNone = SIZE_MAX;
+    const std::size_t mm = std::size_t(m);
+    m_dur.resize(3 * std::size_t(S));
+    m_depBase.resize(3 * std::size_t(S));
+    m_comm.resize(3 * std::size_t(S));
+    m_stageOf.resize(std::size_t(p) * std::size_t(s.chunks));
+    for (int d = 0; d < p; ++d)
+        for (int c = 0; c < s.chunks; ++c)
+            m_stageOf[std::size_t(d * s.chunks + c)] = s.modelStage(d, c);
+    auto p2p = [&](int a, int b) {
+        if (t.p2p_seconds.empty() || s.deviceOf(a) == s.deviceOf(b))
             return 0.0;
-        return t.p2p_seconds[std::size_t(std::min(fromStage, toStage))];
+        return t.p2p_seconds[std::size_t(std::min(a, b))];
     };
+    for (int ms = 0; ms < S; ++ms) {
+        const std::size_t F = std::size_t(ms), B = std::size_t(S + ms), W = std::size_t(2 * S + ms);
+        const std::size_t u = std::size_t(ms);
+        m_dur[F] = t.forward_seconds[u];
+        m_dur[B] = t.backward_seconds[u] + (split ? 0.0 : t.weight_seconds[u]);
+        m_dur[W] = t.weight_seconds[u];
+        m_depBase[F] = ms > 0 ? (u - 1) * mm : kNone;
+        m_comm[F] = ms > 0 ? p2p(ms - 1, ms) : 0.0;
+        m_depBase[B] = ms < S - 1 ? perKind + (u + 1) * mm : u * mm;
+        m_comm[B] = ms < S - 1 ? p2p(ms + 1, ms) : 0.0;
+        m_depBase[W] = perKind + u * mm;
+        m_comm[W] = 0.0;
+    }
+
+    // Per-device running statistics, kept while the device's ops run in order.
+    out.stages.resize(std::size_t(p));
+    for (int d = 0; d < p; ++d) {
+        out.stages[std::size_t(d)] = StageStats{};
+        out.stages[std::size_t(d)].stage = d;
+    }
+    if (t.record_memory_timeline) {
+        out.memory_timeline.resize(std::size_t(p));
+        for (auto& tl : out.memory_timeline) {
+            tl.clear();
+            tl.push_back({0.0, 0});
+        }
+    } else {
+        out.memory_timeline.clear();
+    }
+    m_inflight.assign(std::size_t(p), 0);
+    m_pendingW.assign(std::size_t(p), 0);
+    m_held.assign(std::size_t(p), 0.0);
+    m_lastBStart.assign(std::size_t(p), 0.0);
+    const bool actBytes = !t.activation_bytes.empty(), wBytes = !t.weight_grad_bytes.empty();
 
     while (!m_ready.empty()) {
         const int d = m_ready.back();
         m_ready.pop_back();
+        const std::size_t du = std::size_t(d);
         const std::int64_t end = s.stage_offset[d + 1];
-        std::int64_t i = m_cursor[d];
+        std::int64_t i = m_cursor[du];
+        StageStats& st = out.stages[du];
         for (; i < end; ++i) {
             const PipelineOp& op = s.ops[std::size_t(i)];
             if (op.stage != d || op.chunk < 0 || op.chunk >= s.chunks || op.microbatch < 0 ||
                 op.microbatch >= m || (op.kind == OpKind::W && !split) || std::uint8_t(op.kind) > 2)
                 throw InputError(kField, "pipeline schedule: op #" + std::to_string(i) +
                                              " on stage " + std::to_string(d) + " is out of range");
-            const int ms = s.modelStage(d, op.chunk);
-            std::size_t dep = SIZE_MAX;
-            double comm = 0;
-            if (op.kind == OpKind::F) {
-                if (ms > 0) {
-                    dep = key(OpKind::F, ms - 1, op.microbatch);
-                    comm = p2p(ms - 1, ms);
-                }
-            } else if (op.kind == OpKind::B) {
-                if (ms < S - 1) {
-                    dep = key(OpKind::B, ms + 1, op.microbatch);
-                    comm = p2p(ms + 1, ms);
-                } else {
-                    dep = key(OpKind::F, ms, op.microbatch);
-                }
-            } else {
-                dep = key(OpKind::B, ms, op.microbatch);
-            }
+            const std::size_t mb = std::size_t(op.microbatch);
+            const int ms = m_stageOf[du * std::size_t(s.chunks) + std::size_t(op.chunk)];
+            const std::size_t row = std::size_t(op.kind) * std::size_t(S) + std::size_t(ms);
             double ready = 0;
-            double path = m_devicePathComm[std::size_t(d)]; // p2p seconds on the critical path
-            if (dep != SIZE_MAX) {
+            double path = m_devicePathComm[du]; // p2p seconds on the critical path
+            if (m_depBase[row] != kNone) {
+                const std::size_t dep = m_depBase[row] + mb;
                 if (m_done[dep] < 0) { // not yet: wait for it
-                    m_nextWaiter[std::size_t(d)] = m_waiter[dep];
+                    m_nextWaiter[du] = m_waiter[dep];
                     m_waiter[dep] = d;
                     break;
                 }
-                ready = m_done[dep] + comm;
-                const double viaDep = m_pathComm[dep] + comm;
-                if (ready > m_free[std::size_t(d)])
+                ready = m_done[dep] + m_comm[row];
+                const double viaDep = m_pathComm[dep] + m_comm[row];
+                if (ready > m_free[du])
                     path = viaDep;
-                else if (ready == m_free[std::size_t(d)])
+                else if (ready == m_free[du])
                     path = std::max(path, viaDep);
             }
-            double dur = op.kind == OpKind::F   ? t.forward_seconds[std::size_t(ms)]
-                         : op.kind == OpKind::W ? t.weight_seconds[std::size_t(ms)]
-                                                : t.backward_seconds[std::size_t(ms)];
-            if (op.kind == OpKind::B && !split)
-                dur += t.weight_seconds[std::size_t(ms)];
-            const double start = std::max(m_free[std::size_t(d)], ready);
-            const double stop = start + dur;
+            const double start = std::max(m_free[du], ready);
+            const double stop = start + m_dur[row];
             out.timing[std::size_t(i)] = {start, stop};
-            m_free[std::size_t(d)] = stop;
-            const std::size_t self = key(op.kind, ms, op.microbatch);
+            m_free[du] = stop;
+            const std::size_t self = std::size_t(op.kind) * perKind + std::size_t(ms) * mm + mb;
             if (m_done[self] >= 0)
                 throw InputError(kField, "pipeline schedule runs " +
                                              opName(op.kind, op.microbatch, op.chunk) +
                                              " twice on stage " + std::to_string(d));
             m_done[self] = stop;
             m_pathComm[self] = path;
-            m_devicePathComm[std::size_t(d)] = path;
+            m_devicePathComm[du] = path;
             if (stop >= latest) {
                 latest = stop;
                 out.p2p_exposed_seconds = path;
@@ -157,8 +183,41 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
                 w = next;
             }
             m_waiter[self] = -1;
+
+            // Statistics and memory (the device's ops run in order, so times only grow).
+            st.busy_seconds += stop - start;
+            const std::size_t u = std::size_t(ms);
+            if (op.kind == OpKind::F) {
+                ++m_inflight[du];
+                if (actBytes)
+                    m_held[du] += t.activation_bytes[u];
+                if (t.record_memory_timeline)
+                    out.memory_timeline[du].push_back(MemoryPoint{start, m_inflight[du]});
+                st.peak_inflight_microbatches =
+                    std::max(st.peak_inflight_microbatches, m_inflight[du]);
+                st.peak_activation_bytes = std::max(st.peak_activation_bytes, m_held[du]);
+            } else if (op.kind == OpKind::B) {
+                --m_inflight[du];
+                m_lastBStart[du] = start;
+                if (actBytes)
+                    m_held[du] -= t.activation_bytes[u];
+                if (split) {
+                    ++m_pendingW[du];
+                    if (wBytes)
+                        m_held[du] += t.weight_grad_bytes[u];
+                    st.peak_pending_weight_grads =
+                        std::max(st.peak_pending_weight_grads, m_pendingW[du]);
+                    st.peak_activation_bytes = std::max(st.peak_activation_bytes, m_held[du]);
+                }
+                if (t.record_memory_timeline)
+                    out.memory_timeline[du].push_back(MemoryPoint{stop, m_inflight[du]});
+            } else {
+                --m_pendingW[du];
+                if (wBytes)
+                    m_held[du] -= t.weight_grad_bytes[u];
+            }
         }
-        m_cursor[std::size_t(d)] = i;
+        m_cursor[du] = i;
     }
 
     // Anything left means the order cannot progress.
@@ -193,64 +252,17 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
                              (nStuck > 4 ? " (and " + std::to_string(nStuck - 4) + " more stages)"
                                          : std::string()));
 
-    // Per-device statistics, memory and DP synchronisation.
-    out.stages.resize(std::size_t(p));
-    if (t.record_memory_timeline)
-        out.memory_timeline.resize(std::size_t(p));
-    else
-        out.memory_timeline.clear();
-    const bool bytes = !t.activation_bytes.empty() || !t.weight_grad_bytes.empty();
+    // DP synchronisation and the pipeline span.
     double pipeline = 0;
     for (int d = 0; d < p; ++d) {
         StageStats& st = out.stages[std::size_t(d)];
-        st = StageStats{};
-        st.stage = d;
-        int inflight = 0, pendingW = 0;
-        double held = 0, lastEnd = 0, lastBStart = 0;
-        std::vector<MemoryPoint>* tl =
-            t.record_memory_timeline ? &out.memory_timeline[std::size_t(d)] : nullptr;
-        if (tl) {
-            tl->clear();
-            tl->push_back({0.0, 0});
-        }
-        for (std::int64_t i = s.stage_offset[d]; i < s.stage_offset[d + 1]; ++i) {
-            const PipelineOp& op = s.ops[std::size_t(i)];
-            const OpTiming& tm = out.timing[std::size_t(i)];
-            const std::size_t ms = std::size_t(s.modelStage(d, op.chunk));
-            st.busy_seconds += tm.end - tm.start;
-            lastEnd = std::max(lastEnd, tm.end);
-            if (op.kind == OpKind::F) {
-                ++inflight;
-                if (bytes && !t.activation_bytes.empty())
-                    held += t.activation_bytes[ms];
-                if (tl)
-                    tl->push_back({tm.start, inflight});
-            } else if (op.kind == OpKind::B) {
-                --inflight;
-                lastBStart = tm.start;
-                if (bytes && !t.activation_bytes.empty())
-                    held -= t.activation_bytes[ms];
-                if (split) {
-                    ++pendingW;
-                    if (!t.weight_grad_bytes.empty())
-                        held += t.weight_grad_bytes[ms];
-                }
-                if (tl)
-                    tl->push_back({tm.end, inflight});
-            } else {
-                --pendingW;
-                if (!t.weight_grad_bytes.empty())
-                    held -= t.weight_grad_bytes[ms];
-            }
-            st.peak_inflight_microbatches = std::max(st.peak_inflight_microbatches, inflight);
-            st.peak_pending_weight_grads = std::max(st.peak_pending_weight_grads, pendingW);
-            st.peak_activation_bytes = std::max(st.peak_activation_bytes, held);
-        }
+        const std::int64_t last = s.stage_offset[d + 1] - 1;
+        const double lastEnd = last >= s.stage_offset[d] ? out.timing[std::size_t(last)].end : 0.0;
         double finish = lastEnd;
         if (!t.dp_sync_seconds.empty()) {
             const double T = t.dp_sync_seconds[std::size_t(d)];
             const double f = t.dp_overlap_fraction;
-            finish = std::max(lastEnd, lastBStart + f * T) + (1 - f) * T;
+            finish = std::max(lastEnd, m_lastBStart[std::size_t(d)] + f * T) + (1 - f) * T;
         }
         st.finish_seconds = finish;
         st.dp_exposed_seconds = finish - lastEnd;

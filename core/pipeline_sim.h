@@ -105,11 +105,16 @@ private:
     std::vector<double> m_pathComm;       // p2p seconds on the critical path ending at that op
     std::vector<double> m_devicePathComm; // the same for each device's latest op
     std::vector<double> m_done; // end time per (kind, model stage, micro-batch), <0 = not yet
-    std::vector<std::int32_t> m_waiter;     // first device waiting for that key, −1 = none
-    std::vector<std::int32_t> m_nextWaiter; // per device, next device waiting for the same key
-    std::vector<std::int64_t> m_cursor;     // per device, index of its next op
-    std::vector<double> m_free;             // per device, time it becomes free
-    std::vector<std::int32_t> m_ready;      // stack of devices that may progress
+    std::vector<std::int32_t> m_waiter;       // first device waiting for that key, −1 = none
+    std::vector<std::int32_t> m_nextWaiter;   // per device, next device waiting for the same key
+    std::vector<std::int64_t> m_cursor;       // per device, index of its next op
+    std::vector<double> m_free;               // per device, time it becomes free
+    std::vector<std::int32_t> m_ready;        // stack of devices that may progress
+    std::vector<double> m_dur, m_comm;        // per (kind, model stage)
+    std::vector<std::size_t> m_depBase;       // per (kind, model stage): dependency key of mb 0
+    std::vector<int> m_stageOf;               // per (device, chunk): model stage
+    std::vector<int> m_inflight, m_pendingW;  // per device, running counts
+    std::vector<double> m_held, m_lastBStart; // per device
 };
 
 /// Convenience: one call with a fresh simulator.

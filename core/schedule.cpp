@@ -238,7 +238,7 @@ void dualPipeV(Emitter e, int p, int m, int r, std::vector<PipelineOp>& wQueue)
 
 void validate(const ScheduleParams& s)
 {
-    const std::string name(toString(s.kind));
+    const auto name = [&] { return std::string(toString(s.kind)); }; // error paths only
     if (s.stages < 1)
         bad("parallel.pp", "parallel.pp must be at least 1 (got " + str(s.stages) + ")");
     if (s.microbatches < 1)
@@ -249,7 +249,7 @@ void validate(const ScheduleParams& s)
     case Schedule::OneF1B:
     case Schedule::ZBH1:
         if (s.virtual_stages != 1)
-            bad("parallel.virtual_stages", name + " runs one model chunk per GPU; " +
+            bad("parallel.virtual_stages", name() + " runs one model chunk per GPU; " +
                                                "parallel.virtual_stages must be 1 (got " +
                                                str(s.virtual_stages) + ")");
         break;
@@ -280,7 +280,7 @@ void validate(const ScheduleParams& s)
     case Schedule::ZBV:
     case Schedule::DualPipeV:
         if (s.virtual_stages != 2)
-            bad("parallel.virtual_stages", name + " places two model chunks per GPU in a V; " +
+            bad("parallel.virtual_stages", name() + " places two model chunks per GPU in a V; " +
                                                "parallel.virtual_stages must be 2 (got " +
                                                str(s.virtual_stages) + ")");
         if (s.kind == Schedule::DualPipeV && s.microbatches < 2 * s.stages)
@@ -355,7 +355,7 @@ void buildSchedule(const ScheduleParams& params, PipelineSchedule& out)
     out.ops.clear();
     out.ops.reserve(static_cast<std::size_t>(scheduleOpCount(params)));
     out.stage_offset.assign(static_cast<std::size_t>(p) + 1, 0);
-    std::vector<PipelineOp> scratch;
+    std::vector<PipelineOp>& scratch = out.scratch;
     for (int r = 0; r < p; ++r) {
         Emitter e(out.ops, r);
         switch (params.kind) {

@@ -51,6 +51,7 @@ struct PipelineSchedule
     ChunkLayout layout = ChunkLayout::Looped;
     std::vector<PipelineOp> ops;
     std::vector<std::int64_t> stage_offset; ///< stages + 1 entries into ops
+    std::vector<PipelineOp> scratch;        ///< buildSchedule's working space (kept for reuse)
 
     /// Model stages (virtual stages) in the whole pipeline, p·v.
     int modelStages() const { return stages * chunks; }
