@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Prints {"bench":"schedule","case":...,"median_ms":...} per case: building the op order and
+// simulating it with uniform durations, buffers reused between runs (as the GUI does while a
+// slider moves). Targets (issue 4): p64-m1024-v2 under 50 ms, p8-m32 under 0.1 ms.
+#include "core/pipeline_sim.h"
+#include "core/schedule.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+using namespace paralens;
+
+namespace {
+
+void bench(const char* name, const ScheduleParams& params, int repeats)
+{
+    PipelineSchedule schedule;
+    PipelineSimulator sim;
+    SimulationResult result;
+    buildSchedule(params, schedule);
+    const PipelineTimings timings = uniformTimings(schedule, 1e-3, 2e-3, 1e-3);
+    sim.run(schedule, timings, result); // warm the buffers
+    std::vector<double> ms;
+    ms.reserve(std::size_t(repeats));
+    for (int i = 0; i < repeats; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        buildSchedule(params, schedule);
+        sim.run(schedule, timings, result);
+        const auto t1 = std::chrono::steady_clock::now();
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    const nlohmann::json out{{"bench", "schedule"},
+                             {"case", name},
+                             {"schedule", std::string(toString(params.kind))},
+                             {"ops", schedule.ops.size()},
+                             {"median_ms", ms[ms.size() / 2]},
+                             {"min_ms", ms.front()},
+                             {"bubble_overhead", result.bubble_overhead}};
+    std::printf("%s\n", out.dump().c_str());
+}
+
+} // namespace
+
+int main()
+{
+    bench("p64-m1024-v2", {Schedule::Interleaved1F1B, 64, 1024, 2}, 21);
+    bench("p8-m32", {Schedule::OneF1B, 8, 32, 1}, 2001);
+    bench("p64-m1024-zbv", {Schedule::ZBV, 64, 1024, 2}, 11);
+    return 0;
+}
