@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/calibration.h"
+
+#include "core/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <tuple>
+
+namespace paralens {
+namespace {
+
+using nlohmann::json;
+
+double factorFor(Collective c, int ranks)
+{
+    const double f = busFactor(c, ranks);
+    return f > 0 ? f : 1.0;
+}
+
+std::string shortType(const std::string& t)
+{
+    if (t == "bfloat16")
+        return "bf16";
+    if (t == "float" || t == "float32")
+        return "fp32";
+    if (t == "half" || t == "float16")
+        return "fp16";
+    if (t == "double" || t == "float64")
+        return "fp64";
+    return t;
+}
+
+// ---- JSON helpers: every error names the path of the offending key ----
+
+[[noreturn]] void bad(const std::string& source, const std::string& path, const std::string& what)
+{
+    throw InputError(path, source + ": " + path + ": " + what);
+}
+
+const json& member(const json& obj, const char* key, const std::string& source,
+                   const std::string& path)
+{
+    const auto it = obj.find(key);
+    if (it == obj.end())
+        bad(source, path + key, "missing");
+    return *it;
+}
+
+double number(const json& v, const std::string& source, const std::string& path,
+              bool positive = false)
+{
+    if (!v.is_number())
+        bad(source, path, "expected a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < 0 || (positive && d <= 0))
+        bad(source, path, positive ? "must be a positive number" : "must be >= 0");
+    return d;
+}
+
+int integer(const json& v, const std::string& source, const std::string& path)
+{
+    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 1 << 24)
+        bad(source, path, "expected a non-negative integer");
+    return v.get<int>();
+}
+
+std::string text(const json& obj, const char* key, const std::string& source,
+                 const std::string& path)
+{
+    const auto it = obj.find(key);
+    if (it == obj.end() || it->is_null())
+        return {};
+    if (!it->is_string())
+        bad(source, path + key, "expected a string");
+    return it->get<std::string>();
+}
+
+std::optional<double> optNumber(const json& obj, const char* key, const std::string& source,
+                                const std::string& path)
+{
+    const auto it = obj.find(key);
+    if (it == obj.end() || it->is_null())
+        return std::nullopt;
+    return number(*it, source, path + key);
+}
+
+SizePoint pointFromJson(const json& j, Collective c, int ranks, const std::string& source,
+                        const std::string& path)
+{
+    if (!j.is_object())
+        bad(source, path, "expected an object");
+    SizePoint p;
+    p.size_bytes =
+        number(member(j, "size_bytes", source, path + "."), source, path + ".size_bytes");
+    const auto& t = member(j, "time_seconds", source, path + ".");
+    const std::string tp = path + ".time_seconds";
+    if (!t.is_object())
+        bad(source, tp, "expected an object with median, min, max");
+    p.time_median_seconds =
+        number(member(t, "median", source, tp + "."), source, tp + ".median", true);
+    p.time_min_seconds = optNumber(t, "min", source, tp + ".").value_or(p.time_median_seconds);
+    p.time_max_seconds = optNumber(t, "max", source, tp + ".").value_or(p.time_median_seconds);
+    if (p.time_min_seconds > p.time_median_seconds * (1 + 1e-9) ||
+        p.time_max_seconds < p.time_median_seconds * (1 - 1e-9))
+        bad(source, tp, "min <= median <= max does not hold");
+    p.algbw_gbps = p.size_bytes / p.time_median_seconds / 1e9;
+    p.busbw_gbps = p.algbw_gbps * factorFor(c, ranks);
+    p.in_place_seconds = optNumber(j, "in_place_seconds", source, path + ".");
+    return p;
+}
+
+json pointToJson(const SizePoint& p)
+{
+    json j{{"size_bytes", p.size_bytes},
+           {"time_seconds",
+            {{"median", p.time_median_seconds},
+             {"min", p.time_min_seconds},
+             {"max", p.time_max_seconds}}},
+           {"algbw_gbps", p.algbw_gbps},
+           {"busbw_gbps", p.busbw_gbps}};
+    if (p.in_place_seconds)
+        j["in_place_seconds"] = *p.in_place_seconds;
+    return j;
+}
+
+/// t(S) of the fit, with a sane fallback when the fit is invalid.
+double model(const CollectiveCurve& c, double bytes)
+{
+    if (!c.fit.valid || c.fit.busbw_gbps <= 0)
+        return bytes;
+    return c.fit.alpha_seconds +
+           bytes * factorFor(c.collective, c.ranks) / (c.fit.busbw_gbps * 1e9);
+}
+
+} // namespace
+
+// ---- fit and interpolation ----
+
+AlphaBetaFit fitAlphaBeta(Collective c, int ranks, const std::vector<SizePoint>& points)
+{
+    AlphaBetaFit fit;
+    const double f = factorFor(c, ranks);
+    std::vector<double> x, t, w;
+    for (const auto& p : points) {
+        if (p.size_bytes <= 0 || p.time_median_seconds <= 0)
+            continue;
+        x.push_back(p.size_bytes * f);
+        t.push_back(p.time_median_seconds);
+        w.push_back(p.size_bytes / (p.time_median_seconds * p.time_median_seconds));
+    }
+    fit.points_used = static_cast<int>(x.size());
+    if (x.empty())
+        return fit;
+    double sw = 0, sx = 0, sxx = 0, st = 0, sxt = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        sw += w[i];
+        sx += w[i] * x[i];
+        sxx += w[i] * x[i] * x[i];
+        st += w[i] * t[i];
+        sxt += w[i] * x[i] * t[i];
+    }
+    double alpha = 0, beta = 0; // beta: seconds per bus byte
+    const double det = sw * sxx - sx * sx;
+    if (x.size() >= 2 && det > 1e-12 * sw * sxx) {
+        alpha = (sxx * st - sx * sxt) / det;
+        beta = (sw * sxt - sx * st) / det;
+    }
+    if (x.size() < 2 || det <= 1e-12 * sw * sxx || alpha < 0 || beta <= 0) {
+        alpha = 0; // through the origin: the constrained optimum when α < 0
+        beta = sxt / sxx;
+    }
+    if (!(beta > 0) || !std::isfinite(beta))
+        return fit;
+    fit.valid = true;
+    fit.alpha_seconds = alpha;
+    fit.busbw_gbps = 1.0 / beta / 1e9;
+    double sq = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double r = 100.0 * (alpha + beta * x[i] - t[i]) / t[i];
+        fit.residual_pct.push_back(r);
+        sq += r * r;
+        fit.max_abs_residual_pct = std::max(fit.max_abs_residual_pct, std::abs(r));
+    }
+    fit.rms_residual_pct = std::sqrt(sq / static_cast<double>(x.size()));
+    return fit;
+}
+
+std::optional<double> CollectiveCurve::seconds(double bytes) const
+{
+    if (!(bytes > 0))
+        return 0.0;
+    std::vector<const SizePoint*> pts;
+    for (const auto& p : points)
+        if (p.size_bytes > 0 && p.time_median_seconds > 0)
+            pts.push_back(&p);
+    if (pts.empty())
+        return std::nullopt;
+    std::sort(pts.begin(), pts.end(),
+              [](auto* a, auto* b) { return a->size_bytes < b->size_bytes; });
+    const auto& lo = *pts.front();
+    const auto& hi = *pts.back();
+    if (bytes <= lo.size_bytes) {
+        if (!fit.valid)
+            return lo.time_median_seconds; // latency-bound below the sweep
+        return lo.time_median_seconds * model(*this, bytes) / model(*this, lo.size_bytes);
+    }
+    if (bytes >= hi.size_bytes)
+        return hi.time_median_seconds * model(*this, bytes) / model(*this, hi.size_bytes);
+    for (size_t i = 0; i + 1 < pts.size(); ++i) {
+        const auto& a = *pts[i];
+        const auto& b = *pts[i + 1];
+        if (bytes > b.size_bytes)
+            continue;
+        if (b.size_bytes <= a.size_bytes)
+            return a.time_median_seconds;
+        const double u = std::log(bytes / a.size_bytes) / std::log(b.size_bytes / a.size_bytes);
+        return std::exp(std::log(a.time_median_seconds) +
+                        u * (std::log(b.time_median_seconds) - std::log(a.time_median_seconds)));
+    }
+    return hi.time_median_seconds;
+}
+
+// ---- nccl-tests logs into curves ----
+
+std::vector<CollectiveCurve> curvesFromNcclLog(const NcclLogResult& log, const std::string& source,
+                                               std::vector<std::string>* warnings)
+{
+    std::vector<CollectiveCurve> out;
+    int index = 0;
+    for (const auto& t : log.tables) {
+        ++index;
+        const std::string where = source + " table " + std::to_string(index) + " (line " +
+                                  std::to_string(t.first_line) + ", " + t.op + ")";
+        if (!t.collective) {
+            if (warnings)
+                warnings->push_back(where + ": operation not used by the model; skipped");
+            continue;
+        }
+        if (t.ranks < 1) {
+            if (warnings)
+                warnings->push_back(where + ": rank count unknown; skipped");
+            continue;
+        }
+        CollectiveCurve c;
+        c.collective = *t.collective;
+        c.ranks = t.ranks;
+        c.nodes = std::max(1, t.nodes);
+        c.span = t.span();
+        c.dtype = t.rows.empty() ? std::string() : shortType(t.rows.front().type);
+        c.source = where;
+        const double f = factorFor(c.collective, c.ranks);
+        for (const auto& r : t.rows) {
+            if (r.size_bytes <= 0 || r.out_of_place.time_seconds <= 0)
+                continue;
+            SizePoint p;
+            p.size_bytes = r.size_bytes;
+            p.time_median_seconds = p.time_min_seconds = p.time_max_seconds =
+                r.out_of_place.time_seconds;
+            p.algbw_gbps = r.size_bytes / r.out_of_place.time_seconds / 1e9;
+            p.busbw_gbps = p.algbw_gbps * f;
+            if (r.in_place && r.in_place->time_seconds > 0)
+                p.in_place_seconds = r.in_place->time_seconds;
+            c.points.push_back(p);
+        }
+        std::sort(c.points.begin(), c.points.end(), [](const SizePoint& a, const SizePoint& b) {
+            return a.size_bytes < b.size_bytes;
+        });
+        if (c.points.empty()) {
+            if (warnings)
+                warnings->push_back(where + ": no row with a positive size and time; skipped");
+            continue;
+        }
+        c.fit = fitAlphaBeta(c.collective, c.ranks, c.points);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+void addNcclLog(CalibrationProfile& profile, const NcclLogResult& log, const std::string& source)
+{
+    for (const auto& w : log.warnings)
+        profile.warnings.push_back(source + ":" + std::to_string(w.line) + ": " + w.message);
+    auto curves = curvesFromNcclLog(log, source, &profile.warnings);
+    auto& s = profile.system;
+    for (const auto& t : log.tables) {
+        if (s.gpu_name.empty())
+            s.gpu_name = t.device_name;
+        if (s.nccl_version.empty())
+            s.nccl_version = t.nccl_version;
+        for (const auto& h : t.hosts)
+            if (std::find(s.hosts.begin(), s.hosts.end(), h) == s.hosts.end())
+                s.hosts.push_back(h);
+        if (t.ranks > s.gpu_count) {
+            s.gpu_count = t.ranks;
+            s.nodes = std::max(1, t.nodes);
+            s.gpus_per_node = t.ranks / s.nodes;
+        }
+    }
+    for (auto& c : curves) {
+        for (const auto& e : profile.collectives)
+            if (e.collective == c.collective && e.ranks == c.ranks && e.span == c.span &&
+                e.dtype == c.dtype)
+                profile.warnings.push_back(
+                    c.source + " repeats " + std::string(toString(c.collective)) + " on " +
+                    std::to_string(c.ranks) + " ranks (" + std::string(toString(c.span)) +
+                    "); the later table is used");
+        profile.collectives.push_back(std::move(c));
+    }
+}
+
+void mergeProfile(CalibrationProfile& profile, const CalibrationProfile& other)
+{
+    auto& s = profile.system;
+    const auto& o = other.system;
+    auto take = [](std::string& a, const std::string& b) {
+        if (a.empty())
+            a = b;
+    };
+    take(s.gpu_name, o.gpu_name);
+    take(s.driver_version, o.driver_version);
+    take(s.cuda_version, o.cuda_version);
+    take(s.nccl_version, o.nccl_version);
+    take(s.topology, o.topology);
+    if (o.gpu_count > s.gpu_count) {
+        s.gpu_count = o.gpu_count;
+        s.gpus_per_node = o.gpus_per_node;
+        s.nodes = o.nodes;
+    }
+    for (const auto& h : o.hosts)
+        if (std::find(s.hosts.begin(), s.hosts.end(), h) == s.hosts.end())
+            s.hosts.push_back(h);
+    profile.collectives.insert(profile.collectives.end(), other.collectives.begin(),
+                               other.collectives.end());
+    profile.gemm.insert(profile.gemm.end(), other.gemm.begin(), other.gemm.end());
+    if (other.hbm_gbps)
+        profile.hbm_gbps = other.hbm_gbps;
+    if (other.d2d_copy_gbps)
+        profile.d2d_copy_gbps = other.d2d_copy_gbps;
+    profile.warnings.insert(profile.warnings.end(), other.warnings.begin(), other.warnings.end());
+}
+
+void refit(CalibrationProfile& profile)
+{
+    for (auto& c : profile.collectives)
+        c.fit = fitAlphaBeta(c.collective, c.ranks, c.points);
+}
+
+// ---- JSON ----
+
+CalibrationProfile profileFromJson(const json& j, const std::string& source)
+{
+    if (!j.is_object())
+        bad(source, "(top level)", "expected a JSON object");
+    const auto sit = j.find("schema");
+    if (sit == j.end())
+        bad(source, "schema", "missing (not a ParaLens calibration profile?)");
+    if (!sit->is_number_integer())
+        bad(source, "schema", "expected an integer version");
+    CalibrationProfile p;
+    p.schema = sit->get<int>();
+    if (p.schema != kCalibrationSchema)
+        throw InputError("schema",
+                         source + ": calibration profile schema " + std::to_string(p.schema) +
+                             (p.schema > kCalibrationSchema ? " is newer than" : " is not") +
+                             " the version this build reads (" +
+                             std::to_string(kCalibrationSchema) + ")");
+    p.tool = text(j, "tool", source, "");
+    p.created = text(j, "created", source, "");
+    if (const auto it = j.find("system"); it != j.end()) {
+        if (!it->is_object())
+            bad(source, "system", "expected an object");
+        auto& s = p.system;
+        s.gpu_name = text(*it, "gpu", source, "system.");
+        s.driver_version = text(*it, "driver", source, "system.");
+        s.cuda_version = text(*it, "cuda", source, "system.");
+        s.nccl_version = text(*it, "nccl", source, "system.");
+        s.topology = text(*it, "topology", source, "system.");
+        for (auto [key, dst] :
+             {std::pair{"gpu_count", &s.gpu_count}, std::pair{"gpus_per_node", &s.gpus_per_node},
+              std::pair{"nodes", &s.nodes}})
+            if (const auto v = it->find(key); v != it->end())
+                *dst = integer(*v, source, std::string("system.") + key);
+        if (const auto h = it->find("hosts"); h != it->end()) {
+            if (!h->is_array())
+                bad(source, "system.hosts", "expected an array of strings");
+            for (const auto& e : *h) {
+                if (!e.is_string())
+                    bad(source, "system.hosts", "expected an array of strings");
+                s.hosts.push_back(e.get<std::string>());
+            }
+        }
+    }
+    if (const auto it = j.find("collectives"); it != j.end()) {
+        if (!it->is_object())
+            bad(source, "collectives", "expected an object keyed by collective");
+        for (const auto& [name, arr] : it->items()) {
+            const std::string base = "collectives." + name;
+            const auto c = parseCollective(name);
+            if (!c)
+                bad(source, base,
+                    "unknown collective (all_reduce, all_gather, reduce_scatter, alltoall, "
+                    "sendrecv, broadcast)");
+            if (!arr.is_array())
+                bad(source, base, "expected an array of curves");
+            for (size_t i = 0; i < arr.size(); ++i) {
+                const std::string cp = base + "[" + std::to_string(i) + "]";
+                const auto& e = arr[i];
+                if (!e.is_object())
+                    bad(source, cp, "expected an object");
+                CollectiveCurve curve;
+                curve.collective = *c;
+                curve.ranks = integer(member(e, "ranks", source, cp + "."), source, cp + ".ranks");
+                if (curve.ranks < 1)
+                    bad(source, cp + ".ranks", "must be at least 1");
+                const std::string span = text(e, "span", source, cp + ".");
+                if (span == "intra")
+                    curve.span = Span::ScaleUp;
+                else if (span == "inter")
+                    curve.span = Span::ScaleOut;
+                else
+                    bad(source, cp + ".span", "expected \"intra\" or \"inter\"");
+                if (const auto n = e.find("nodes"); n != e.end())
+                    curve.nodes = std::max(1, integer(*n, source, cp + ".nodes"));
+                curve.dtype = text(e, "dtype", source, cp + ".");
+                curve.source = text(e, "source", source, cp + ".");
+                const auto& pts = member(e, "points", source, cp + ".");
+                if (!pts.is_array())
+                    bad(source, cp + ".points", "expected an array");
+                for (size_t k = 0; k < pts.size(); ++k)
+                    curve.points.push_back(
+                        pointFromJson(pts[k], curve.collective, curve.ranks, source,
+                                      cp + ".points[" + std::to_string(k) + "]"));
+                std::sort(curve.points.begin(), curve.points.end(),
+                          [](auto& a, auto& b) { return a.size_bytes < b.size_bytes; });
+                curve.fit = fitAlphaBeta(curve.collective, curve.ranks, curve.points);
+                p.collectives.push_back(std::move(curve));
+            }
+        }
+    }
+    if (const auto it = j.find("gemm"); it != j.end()) {
+        if (!it->is_array())
+            bad(source, "gemm", "expected an array");
+        for (size_t i = 0; i < it->size(); ++i) {
+            const std::string gp = "gemm[" + std::to_string(i) + "]";
+            const auto& e = (*it)[i];
+            if (!e.is_object())
+                bad(source, gp, "expected an object");
+            GemmPoint g;
+            g.label = text(e, "label", source, gp + ".");
+            g.m = number(member(e, "m", source, gp + "."), source, gp + ".m", true);
+            g.n = number(member(e, "n", source, gp + "."), source, gp + ".n", true);
+            g.k = number(member(e, "k", source, gp + "."), source, gp + ".k", true);
+            g.dtype = text(e, "dtype", source, gp + ".");
+            if (g.dtype != "bf16" && g.dtype != "fp8")
+                bad(source, gp + ".dtype", "expected \"bf16\" or \"fp8\"");
+            g.tflops = number(member(e, "tflops", source, gp + "."), source, gp + ".tflops", true);
+            g.time_seconds = optNumber(e, "time_seconds", source, gp + ".").value_or(0);
+            p.gemm.push_back(g);
+        }
+    }
+    if (const auto it = j.find("memory"); it != j.end()) {
+        if (!it->is_object())
+            bad(source, "memory", "expected an object");
+        p.hbm_gbps = optNumber(*it, "hbm_gbps", source, "memory.");
+        p.d2d_copy_gbps = optNumber(*it, "d2d_copy_gbps", source, "memory.");
+    }
+    if (const auto it = j.find("warnings"); it != j.end() && it->is_array())
+        for (const auto& w : *it)
+            if (w.is_string())
+                p.warnings.push_back(w.get<std::string>());
+    return p;
+}
+
+json profileToJson(const CalibrationProfile& p)
+{
+    json j;
+    j["schema"] = p.schema;
+    j["tool"] = p.tool;
+    j["created"] = p.created;
+    const auto& s = p.system;
+    j["system"] = {
+        {"gpu", s.gpu_name},      {"gpu_count", s.gpu_count},   {"gpus_per_node", s.gpus_per_node},
+        {"nodes", s.nodes},       {"driver", s.driver_version}, {"cuda", s.cuda_version},
+        {"nccl", s.nccl_version}, {"topology", s.topology},     {"hosts", s.hosts}};
+    json cols = json::object();
+    for (const auto& c : p.collectives) {
+        json e{{"ranks", c.ranks},
+               {"span", std::string(toString(c.span))},
+               {"nodes", c.nodes},
+               {"dtype", c.dtype},
+               {"source", c.source}};
+        json pts = json::array();
+        for (const auto& pt : c.points)
+            pts.push_back(pointToJson(pt));
+        e["points"] = std::move(pts);
+        if (c.fit.valid)
+            e["fit"] = {{"model", "t = alpha + size * bus_factor / busbw"},
+                        {"alpha_seconds", c.fit.alpha_seconds},
+                        {"busbw_gbps", c.fit.busbw_gbps},
+                        {"rms_residual_pct", c.fit.rms_residual_pct},
+                        {"max_abs_residual_pct", c.fit.max_abs_residual_pct},
+                        {"residual_pct", c.fit.residual_pct},
+                        {"points", c.fit.points_used}};
+        cols[std::string(toString(c.collective))].push_back(std::move(e));
+    }
+    j["collectives"] = std::move(cols);
+    json gemm = json::array();
+    for (const auto& g : p.gemm)
+        gemm.push_back({{"label", g.label},
+                        {"m", g.m},
+                        {"n", g.n},
+                        {"k", g.k},
+                        {"dtype", g.dtype},
+                        {"tflops", g.tflops},
+                        {"time_seconds", g.time_seconds}});
+    j["gemm"] = std::move(gemm);
+    json mem = json::object();
+    if (p.hbm_gbps)
+        mem["hbm_gbps"] = *p.hbm_gbps;
+    if (p.d2d_copy_gbps)
+        mem["d2d_copy_gbps"] = *p.d2d_copy_gbps;
+    j["memory"] = std::move(mem);
+    j["warnings"] = p.warnings;
+    return j;
+}
+
+CalibrationProfile parseProfile(std::string_view textIn, const std::string& source)
+{
+    json j;
+    try {
+        j = json::parse(textIn.begin(), textIn.end());
+    } catch (const json::parse_error& e) {
+        // e.byte is 1-based; turn it into line:column for the user.
+        size_t line = 1, col = 1;
+        for (size_t i = 0; i + 1 < e.byte && i < textIn.size(); ++i) {
+            if (textIn[i] == '\n') {
+                ++line;
+                col = 1;
+            } else {
+                ++col;
+            }
+        }
+        throw InputError(source, source + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                                     ": malformed calibration profile JSON");
+    }
+    return profileFromJson(j, source);
+}
+
+CalibrationProfile loadProfileFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, path + ": cannot open the calibration profile");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parseProfile(ss.str(), path);
+}
+
+std::string profileToText(const CalibrationProfile& p)
+{
+    return profileToJson(p).dump(2) + "\n";
+}
+
+void saveProfileFile(const CalibrationProfile& p, const std::string& path)
+{
+    namespace fs = std::filesystem;
+    const std::string body = profileToText(p);
+    std::random_device rd;
+    const std::string tmp = path + ".tmp" + std::to_string(rd() % 1000000);
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out)
+            throw InputError(path, path + ": cannot write (temporary file " + tmp + ")");
+        out << body;
+        out.flush();
+        if (!out) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            throw InputError(path, path + ": write failed");
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw InputError(path, path + ": cannot replace the file (" + ec.message() + ")");
+    }
+}
+
+// ---- the model's view ----
+
+CalibratedPerformance::CalibratedPerformance(CalibrationProfile profile, double peak_bf16_tflops,
+                                             double peak_fp8_tflops)
+    : m_profile(std::move(profile)), m_peak_bf16_tflops(peak_bf16_tflops),
+      m_peak_fp8_tflops(peak_fp8_tflops)
+{
+}
+
+const CollectiveCurve* CalibratedPerformance::curveFor(Collective c, int ranks, Span span) const
+{
+    const CollectiveCurve* best = nullptr;
+    std::tuple<double, int, size_t> bestKey{};
+    for (const auto& curve : m_profile.collectives) {
+        if (curve.collective != c || curve.span != span || curve.ranks < 1 || curve.points.empty())
+            continue;
+        // Nearest group size in log2, then bf16, then the fuller sweep; later wins ties.
+        const double dist =
+            std::abs(std::log2(static_cast<double>(curve.ranks) / std::max(1, ranks)));
+        const std::tuple<double, int, size_t> key{-dist, curve.dtype == "bf16" ? 1 : 0,
+                                                  curve.points.size()};
+        if (!best || key >= bestKey) {
+            best = &curve;
+            bestKey = key;
+        }
+    }
+    return best;
+}
+
+std::optional<double> CalibratedPerformance::collectiveSeconds(Collective c, int ranks, Span span,
+                                                               double bytes) const
+{
+    if (ranks <= 1 || !(bytes > 0))
+        return 0.0;
+    const auto* curve = curveFor(c, ranks, span);
+    if (!curve)
+        return std::nullopt;
+    const auto t = curve->seconds(bytes);
+    if (!t)
+        return std::nullopt;
+    if (curve->ranks == ranks)
+        return *t;
+    // Same bus bandwidth at this size, the bus factor of the asked group size.
+    return *t * factorFor(c, ranks) / factorFor(c, curve->ranks);
+}
+
+std::optional<double> CalibratedPerformance::gemmEfficiency(double m, double n, double k,
+                                                            bool fp8) const
+{
+    const double peak = fp8 ? m_peak_fp8_tflops : m_peak_bf16_tflops;
+    if (!(peak > 0) || !(m > 0) || !(n > 0) || !(k > 0))
+        return std::nullopt;
+    const GemmPoint* best = nullptr;
+    double bestDist = 0;
+    for (const auto& g : m_profile.gemm) {
+        if ((g.dtype == "fp8") != fp8 || g.tflops <= 0)
+            continue;
+        const double d = std::pow(std::log(m / g.m), 2) + std::pow(std::log(n / g.n), 2) +
+                         std::pow(std::log(k / g.k), 2);
+        if (!best || d < bestDist) {
+            best = &g;
+            bestDist = d;
+        }
+    }
+    if (!best)
+        return std::nullopt;
+    return std::min(1.0, best->tflops / peak);
+}
+
+std::optional<double> CalibratedPerformance::hbmGbps() const
+{
+    if (m_profile.hbm_gbps)
+        return m_profile.hbm_gbps;
+    return m_profile.d2d_copy_gbps;
+}
+
+} // namespace paralens
