@@ -271,7 +271,7 @@ public:
                 end = text.size();
             ++lineNo;
             line(stripPrefix(text.substr(pos, end - pos)), lineNo);
-            if (m_config.progress && lineNo % 512 == 0 &&
+            if (m_config.progress && lineNo % 256 == 0 &&
                 !m_config.progress(static_cast<double>(end) / std::max<size_t>(1, text.size())))
                 throw InputError(m_config.source, m_config.source + ": reading cancelled");
             if (end == text.size())
