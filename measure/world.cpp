@@ -82,9 +82,11 @@ World::World(int* argc, char*** argv)
 
 World::~World()
 {
-    for (auto c : m_created)
-        if (c)
-            ncclCommDestroy(c);
+    try {
+        release(m_created);
+    } catch (const std::exception&) {
+        abortAll(); // a communicator that cannot finish is aborted rather than waited on
+    }
 #ifdef PARALENS_MEASURE_MPI
     if (m_mpi)
         MPI_Finalize();
@@ -200,14 +202,32 @@ void World::abortAll()
         }
 }
 
-void World::destroy(CommSet& set)
+void World::release(std::vector<ncclComm_t>& comms)
 {
-    for (auto c : set.comms) {
-        if (!c)
-            continue;
+    // One thread owns several communicators: finalize them together (non-blocking), wait,
+    // then free; destroying one at a time could wait on a peer that is never finalized.
+    std::vector<ncclComm_t> live;
+    for (auto c : comms)
+        if (c)
+            live.push_back(c);
+    if (live.empty())
+        return;
+    check(ncclGroupStart(), "ncclGroupStart");
+    for (auto c : live)
+        check(ncclCommFinalize(c), "ncclCommFinalize");
+    check(ncclGroupEnd(), "ncclGroupEnd");
+    waitReady(live, 60);
+    for (auto c : live) {
         ncclCommDestroy(c);
         std::replace(m_created.begin(), m_created.end(), c, ncclComm_t{nullptr});
     }
+    for (auto& c : comms)
+        c = nullptr;
+}
+
+void World::destroy(CommSet& set)
+{
+    release(set.comms);
     set.comms.clear();
 }
 

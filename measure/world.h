@@ -60,6 +60,8 @@ public:
     void barrier() const;
 
 private:
+    void release(std::vector<ncclComm_t>& comms);
+
     bool m_mpi = false;
     int m_process = 0;
     int m_processes = 1;
