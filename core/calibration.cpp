@@ -116,15 +116,15 @@ SizePoint pointFromJson(const json& j, Collective c, int ranks, const std::strin
     return p;
 }
 
-json pointToJson(const SizePoint& p)
+template <typename J> J pointToJson(const SizePoint& p)
 {
-    json j{{"size_bytes", p.size_bytes},
-           {"time_seconds",
-            {{"median", p.time_median_seconds},
-             {"min", p.time_min_seconds},
-             {"max", p.time_max_seconds}}},
-           {"algbw_gbps", p.algbw_gbps},
-           {"busbw_gbps", p.busbw_gbps}};
+    J j{{"size_bytes", p.size_bytes},
+        {"time_seconds",
+         {{"median", p.time_median_seconds},
+          {"min", p.time_min_seconds},
+          {"max", p.time_max_seconds}}},
+        {"algbw_gbps", p.algbw_gbps},
+        {"busbw_gbps", p.busbw_gbps}};
     if (p.in_place_seconds)
         j["in_place_seconds"] = *p.in_place_seconds;
     return j;
@@ -478,9 +478,11 @@ CalibrationProfile profileFromJson(const json& j, const std::string& source)
     return p;
 }
 
-json profileToJson(const CalibrationProfile& p)
+namespace {
+/// J is json (sorted keys) or ordered_json (the file: schema first, as documented).
+template <typename J> J toJson(const CalibrationProfile& p)
 {
-    json j;
+    J j;
     j["schema"] = p.schema;
     j["tool"] = p.tool;
     j["created"] = p.created;
@@ -489,16 +491,16 @@ json profileToJson(const CalibrationProfile& p)
         {"gpu", s.gpu_name},      {"gpu_count", s.gpu_count},   {"gpus_per_node", s.gpus_per_node},
         {"nodes", s.nodes},       {"driver", s.driver_version}, {"cuda", s.cuda_version},
         {"nccl", s.nccl_version}, {"topology", s.topology},     {"hosts", s.hosts}};
-    json cols = json::object();
+    J cols = J::object();
     for (const auto& c : p.collectives) {
-        json e{{"ranks", c.ranks},
-               {"span", std::string(toString(c.span))},
-               {"nodes", c.nodes},
-               {"dtype", c.dtype},
-               {"source", c.source}};
-        json pts = json::array();
+        J e{{"ranks", c.ranks},
+            {"span", std::string(toString(c.span))},
+            {"nodes", c.nodes},
+            {"dtype", c.dtype},
+            {"source", c.source}};
+        J pts = J::array();
         for (const auto& pt : c.points)
-            pts.push_back(pointToJson(pt));
+            pts.push_back(pointToJson<J>(pt));
         e["points"] = std::move(pts);
         if (c.fit.valid)
             e["fit"] = {{"model", "t = alpha + size * bus_factor / busbw"},
@@ -511,7 +513,7 @@ json profileToJson(const CalibrationProfile& p)
         cols[std::string(toString(c.collective))].push_back(std::move(e));
     }
     j["collectives"] = std::move(cols);
-    json gemm = json::array();
+    J gemm = J::array();
     for (const auto& g : p.gemm)
         gemm.push_back({{"label", g.label},
                         {"m", g.m},
@@ -521,7 +523,7 @@ json profileToJson(const CalibrationProfile& p)
                         {"tflops", g.tflops},
                         {"time_seconds", g.time_seconds}});
     j["gemm"] = std::move(gemm);
-    json mem = json::object();
+    J mem = J::object();
     if (p.hbm_gbps)
         mem["hbm_gbps"] = *p.hbm_gbps;
     if (p.d2d_copy_gbps)
@@ -529,6 +531,12 @@ json profileToJson(const CalibrationProfile& p)
     j["memory"] = std::move(mem);
     j["warnings"] = p.warnings;
     return j;
+}
+} // namespace
+
+json profileToJson(const CalibrationProfile& p)
+{
+    return toJson<json>(p);
 }
 
 CalibrationProfile parseProfile(std::string_view textIn, const std::string& source)
@@ -565,7 +573,7 @@ CalibrationProfile loadProfileFile(const std::string& path)
 
 std::string profileToText(const CalibrationProfile& p)
 {
-    return profileToJson(p).dump(2) + "\n";
+    return toJson<nlohmann::ordered_json>(p).dump(2) + "\n";
 }
 
 void saveProfileFile(const CalibrationProfile& p, const std::string& path)
