@@ -24,6 +24,8 @@ public:
     /// Adds every *.json under dir (models and hardware). Throws InputError naming the file
     /// for a malformed preset or an id that already exists.
     void addFolder(const std::string& dir);
+    /// Adds one preset from JSON text; `file` names it in errors. Same rules as addFolder.
+    void addText(std::string_view text, const std::string& file, bool builtin = false);
 
     const ModelSpec* model(std::string_view id) const;
     const ClusterSpec* hardware(std::string_view id) const;
@@ -38,6 +40,8 @@ private:
     {
         std::string source;
         bool builtin = true;
+        std::string file; ///< where it was loaded from ("resources/presets/..." when built in)
+        bool is_model = true;
     };
     std::map<std::string, ModelSpec, std::less<>> m_models;
     std::map<std::string, ClusterSpec, std::less<>> m_hardware;

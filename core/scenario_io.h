@@ -21,11 +21,18 @@ Scenario loadScenarioFile(const std::string& path,
 
 Scenario scenarioFromJson(const nlohmann::json& j,
                           const PresetLibrary& presets = PresetLibrary::builtin());
+/// The normalised scenario: every key written; model/hardware as the preset id when
+/// model_id/hardware_id is set (clear the id when the spec is edited), else as an object.
 nlohmann::json scenarioToJson(const Scenario& s);
 /// Pretty-printed JSON text, ready to be written to a `.paralens.json` file.
 std::string scenarioToText(const Scenario& s);
 
 /// Llama-3 70B on 64 H100 SXM with a plan that fits.
 Scenario defaultScenario(const PresetLibrary& presets = PresetLibrary::builtin());
+
+/// Field-by-field equality (used by round-trip tests and the document's dirty check).
+bool operator==(const ParallelPlan& a, const ParallelPlan& b);
+bool operator==(const TrainingSettings& a, const TrainingSettings& b);
+bool operator==(const Scenario& a, const Scenario& b);
 
 } // namespace paralens

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/validate.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+
+namespace paralens {
+namespace {
+
+using Fields = std::initializer_list<const char*>;
+constexpr auto kInt64Max = std::numeric_limits<std::int64_t>::max();
+
+// Saturating product of non-negative numbers, so absurd plans compare instead of overflowing.
+std::int64_t mul(std::int64_t a, std::int64_t b)
+{
+    if (a == 0 || b == 0)
+        return 0;
+    return a > kInt64Max / b ? kInt64Max : a * b;
+}
+
+std::string str(std::int64_t v)
+{
+    return std::to_string(v);
+}
+
+std::string str(double v)
+{
+    std::string s = std::to_string(v);
+    while (!s.empty() && s.back() == '0')
+        s.pop_back();
+    if (!s.empty() && s.back() == '.')
+        s.pop_back();
+    return s;
+}
+
+// Products saturate at kInt64Max; say so rather than print the sentinel.
+std::string big(std::int64_t v)
+{
+    return v == kInt64Max ? std::string("more than 9.2e18") : std::to_string(v);
+}
+
+// Collects every broken rule with its message (validate()).
+struct Collect
+{
+    std::vector<ValidationError>* out;
+    template <typename Message> bool operator()(const char* rule, Fields fields, Message&& message)
+    {
+        out->push_back({rule, {fields.begin(), fields.end()}, message()});
+        return true;
+    }
+};
+
+// Stops at the first broken rule and never builds a message (isRunnable(): no allocation).
+struct FirstFailure
+{
+    bool failed = false;
+    template <typename Message> bool operator()(const char*, Fields, Message&&)
+    {
+        failed = true;
+        return false;
+    }
+};
+
+bool usesChunks(Schedule s)
+{
+    return s == Schedule::Interleaved1F1B || s == Schedule::ZBV || s == Schedule::DualPipeV;
+}
+
+// Every rule, in a stable order. `report(rule, fields, message)` returns false to stop.
+// The message is a callable so that the no-allocation path never formats text.
+template <typename Report> void check(const Scenario& s, Report& report)
+{
+    const ModelSpec& m = s.model;
+    const ClusterSpec& c = s.cluster;
+    const ParallelPlan& p = s.parallel;
+    const TrainingSettings& t = s.training;
+
+    // 1. Sizes that later rules divide by must be positive; stop after listing them all.
+    bool positive = true;
+    const auto atLeast1 = [&](std::int64_t v, const char* field) {
+        if (v >= 1)
+            return true;
+        positive = false;
+        return report("positive", {field}, [=] {
+            return std::string(field) + " must be at least 1 (got " + str(v) + ")";
+        });
+    };
+    const auto nonNegative = [&](std::int64_t v, const char* field) {
+        if (v >= 0)
+            return true;
+        positive = false;
+        return report("non_negative", {field}, [=] {
+            return std::string(field) + " must not be negative (got " + str(v) + ")";
+        });
+    };
+    const auto above0 = [&](double v, const char* field) {
+        if (v > 0 && v < std::numeric_limits<double>::infinity())
+            return true;
+        positive = false;
+        return report("positive", {field}, [=] {
+            return std::string(field) + " must be a finite number above 0 (got " + str(v) + ")";
+        });
+    };
+    const auto notBelow0 = [&](double v, const char* field) {
+        if (v >= 0 && v < std::numeric_limits<double>::infinity())
+            return true;
+        positive = false;
+        return report("non_negative", {field}, [=] {
+            return std::string(field) + " must be a finite number, 0 or more (got " + str(v) + ")";
+        });
+    };
+    if (!(atLeast1(m.layers, "model.layers") && atLeast1(m.hidden, "model.hidden") &&
+          atLeast1(m.heads, "model.heads") && atLeast1(m.kv_heads, "model.kv_heads") &&
+          nonNegative(m.head_dim, "model.head_dim") && atLeast1(m.ffn_hidden, "model.ffn_hidden") &&
+          atLeast1(m.vocab, "model.vocab") && nonNegative(m.moe.experts, "model.moe.experts") &&
+          nonNegative(m.moe.top_k, "model.moe.top_k") &&
+          nonNegative(m.moe.expert_ffn_hidden, "model.moe.expert_ffn_hidden") &&
+          nonNegative(m.moe.shared_experts, "model.moe.shared_experts") &&
+          atLeast1(m.moe.layer_frequency, "model.moe.layer_frequency") &&
+          nonNegative(m.moe.first_dense_layers, "model.moe.first_dense_layers") &&
+          above0(c.gpu.memory_gib, "hardware.gpu.memory_gib") &&
+          above0(c.gpu.hbm_gbps, "hardware.gpu.hbm_gbps") &&
+          above0(c.gpu.bf16_tflops, "hardware.gpu.bf16_tflops") &&
+          notBelow0(c.gpu.fp8_tflops, "hardware.gpu.fp8_tflops") &&
+          atLeast1(c.gpus_per_node, "hardware.gpus_per_node") &&
+          atLeast1(c.scale_up_domain, "hardware.scale_up_domain") &&
+          above0(c.scale_up_gbps, "hardware.scale_up_gbps") &&
+          above0(c.scale_out_gbps, "hardware.scale_out_gbps") &&
+          above0(c.pcie_gbps, "hardware.pcie_gbps") &&
+          notBelow0(c.latencies.scale_up_us, "hardware.latencies.scale_up_us") &&
+          notBelow0(c.latencies.scale_out_us, "hardware.latencies.scale_out_us") &&
+          atLeast1(s.gpus, "gpus") && atLeast1(p.tp, "parallel.tp") &&
+          atLeast1(p.pp, "parallel.pp") && atLeast1(p.dp, "parallel.dp") &&
+          atLeast1(p.ep, "parallel.ep") && atLeast1(p.cp, "parallel.cp") &&
+          atLeast1(p.virtual_stages, "parallel.virtual_stages") &&
+          nonNegative(p.shard_group, "parallel.shard_group") &&
+          nonNegative(p.first_stage_layers, "parallel.first_stage_layers") &&
+          nonNegative(p.last_stage_layers, "parallel.last_stage_layers") &&
+          atLeast1(t.seq_len, "training.seq_len") &&
+          atLeast1(t.micro_batch, "training.micro_batch") &&
+          atLeast1(t.global_batch, "training.global_batch")))
+        return;
+    if (!positive)
+        return;
+
+#define PL_RULE(cond, rule, fields, ...)                                                           \
+    if ((cond) && !report(rule, fields, [&] { return std::string() + __VA_ARGS__; }))              \
+        return;
+
+    // 2. The model itself.
+    PL_RULE(m.head_dim == 0 && m.hidden % m.heads != 0, "hidden_divisible_by_heads",
+            (Fields{"model.hidden", "model.heads"}),
+            "model.hidden = " + str(m.hidden) + " is not divisible by model.heads = " +
+                str(std::int64_t{m.heads}) + " (set model.head_dim for other head sizes)");
+    PL_RULE(m.kv_heads > m.heads || m.heads % m.kv_heads != 0, "kv_heads_divide_heads",
+            (Fields{"model.kv_heads", "model.heads"}),
+            "model.kv_heads = " + str(std::int64_t{m.kv_heads}) +
+                " must divide model.heads = " + str(std::int64_t{m.heads}));
+    PL_RULE(!m.isMoe() && (m.moe.top_k > 0 || m.moe.shared_experts > 0), "moe_needs_experts",
+            (Fields{"model.moe.experts", "model.moe.top_k"}),
+            "model.moe.top_k / shared_experts are set but model.moe.experts is 0");
+    PL_RULE(m.isMoe() && (m.moe.top_k < 1 || m.moe.top_k > m.moe.experts), "moe_top_k",
+            (Fields{"model.moe.top_k", "model.moe.experts"}),
+            "model.moe.top_k = " + str(std::int64_t{m.moe.top_k}) +
+                " must be between 1 and model.moe.experts = " + str(std::int64_t{m.moe.experts}));
+    PL_RULE(m.isMoe() && m.moe.expert_ffn_hidden < 1, "moe_expert_ffn",
+            (Fields{"model.moe.expert_ffn_hidden"}),
+            "model.moe.expert_ffn_hidden must be at least 1 for an MoE model");
+    PL_RULE(m.isMoe() && m.moe.first_dense_layers >= m.layers, "moe_first_dense_layers",
+            (Fields{"model.moe.first_dense_layers", "model.layers"}),
+            "model.moe.first_dense_layers = " + str(std::int64_t{m.moe.first_dense_layers}) +
+                " leaves no MoE layer among model.layers = " + str(std::int64_t{m.layers}));
+
+    // 3. Tensor and sequence parallelism.
+    PL_RULE(m.heads % p.tp != 0, "tp_divides_heads", (Fields{"parallel.tp", "model.heads"}),
+            "parallel.tp = " + str(std::int64_t{p.tp}) +
+                " must divide model.heads = " + str(std::int64_t{m.heads}));
+    PL_RULE(m.kv_heads % p.tp != 0, "tp_divides_kv_heads",
+            (Fields{"parallel.tp", "model.kv_heads"}),
+            "parallel.tp = " + str(std::int64_t{p.tp}) + " must divide model.kv_heads = " +
+                str(std::int64_t{m.kv_heads}) + " (the query groups are split over TP)");
+    PL_RULE(p.cp > 1 && t.seq_len % (2 * std::int64_t{p.cp}) != 0, "cp_divides_seq_len",
+            (Fields{"parallel.cp", "training.seq_len"}),
+            "training.seq_len = " + str(std::int64_t{t.seq_len}) +
+                " must be a multiple of 2·parallel.cp = " + str(2 * std::int64_t{p.cp}) +
+                " (context parallelism splits each sequence into 2·cp chunks for causal load "
+                "balance)");
+    PL_RULE(p.sequence_parallel && p.tp > 1 && t.seq_len % p.cp == 0 &&
+                (t.seq_len / p.cp) % p.tp != 0,
+            "sp_divides_seq_len",
+            (Fields{"parallel.sequence_parallel", "parallel.tp", "training.seq_len"}),
+            "training.seq_len / parallel.cp = " + str(std::int64_t{t.seq_len / p.cp}) +
+                " must be a multiple of parallel.tp = " + str(std::int64_t{p.tp}) +
+                " with sequence_parallel");
+
+    // 4. Pipeline and schedule.
+    const std::int64_t chunks = mul(p.pp, p.virtual_stages);
+    PL_RULE(chunks > m.layers, "pp_virtual_stages_within_layers",
+            (Fields{"parallel.pp", "parallel.virtual_stages", "model.layers"}),
+            "parallel.pp × parallel.virtual_stages = " + big(chunks) + " exceeds model.layers = " +
+                str(std::int64_t{m.layers}) + " (every model chunk needs a layer)");
+    PL_RULE(p.virtual_stages > 1 && !usesChunks(p.schedule), "virtual_stages_schedule",
+            (Fields{"parallel.virtual_stages", "parallel.schedule"}),
+            "parallel.virtual_stages = " + str(std::int64_t{p.virtual_stages}) +
+                " needs parallel.schedule interleaved-1f1b, zb-v or dualpipe-v (got " +
+                std::string(toString(p.schedule)) + ")");
+    PL_RULE((p.schedule == Schedule::ZBV || p.schedule == Schedule::DualPipeV) &&
+                p.virtual_stages != 2,
+            "v_schedule_two_chunks", (Fields{"parallel.virtual_stages", "parallel.schedule"}),
+            "parallel.schedule " + std::string(toString(p.schedule)) +
+                " places two chunks per GPU (V shape): parallel.virtual_stages must be 2 (got " +
+                str(std::int64_t{p.virtual_stages}) + ")");
+    PL_RULE(usesChunks(p.schedule) && p.pp < 2 &&
+                (p.virtual_stages > 1 || p.schedule != Schedule::Interleaved1F1B),
+            "schedule_needs_pipeline", (Fields{"parallel.pp", "parallel.schedule"}),
+            "parallel.schedule " + std::string(toString(p.schedule)) +
+                " needs parallel.pp of at least 2");
+    {
+        // Explicit first/last stage sizes (Megatron's decoder_first/last_pipeline_num_layers):
+        // each set stage needs a layer per chunk, the stages left automatic need the same.
+        const std::int64_t v = p.virtual_stages;
+        const std::int64_t first = p.first_stage_layers, last = p.last_stage_layers;
+        const bool any = first > 0 || last > 0;
+        PL_RULE(
+            any && p.pp < 2, "stage_layers_need_pipeline",
+            (Fields{"parallel.first_stage_layers", "parallel.last_stage_layers", "parallel.pp"}),
+            "parallel.first_stage_layers / last_stage_layers need parallel.pp of at least 2");
+        if (any && p.pp >= 2) {
+            const std::int64_t fixed = first + last;
+            const std::int64_t auto_stages = p.pp - 2 + (first > 0 ? 0 : 1) + (last > 0 ? 0 : 1);
+            const bool too_small = (first > 0 && first < v) || (last > 0 && last < v);
+            const bool bad =
+                too_small || fixed > m.layers ||
+                (auto_stages == 0 ? fixed != m.layers : m.layers - fixed < mul(auto_stages, v));
+            PL_RULE(bad, "stage_layers_consistent",
+                    (Fields{"parallel.first_stage_layers", "parallel.last_stage_layers",
+                            "model.layers"}),
+                    "parallel.first_stage_layers = " + str(first) +
+                        " and parallel.last_stage_layers = " + str(last) +
+                        " do not fit model.layers = " + str(std::int64_t{m.layers}) +
+                        " over parallel.pp = " + str(std::int64_t{p.pp}) +
+                        " stages (every stage needs at least virtual_stages = " + str(v) +
+                        " layers; with pp = 2 and both set they must add up to the layers)");
+        }
+    }
+
+    // 5. Expert parallelism.
+    PL_RULE(p.ep > 1 && !m.isMoe(), "ep_needs_moe", (Fields{"parallel.ep", "model.moe.experts"}),
+            "parallel.ep = " + str(std::int64_t{p.ep}) +
+                " needs a mixture-of-experts model (model.moe.experts is 0)");
+    PL_RULE(m.isMoe() && m.moe.experts % p.ep != 0, "ep_divides_experts",
+            (Fields{"parallel.ep", "model.moe.experts"}),
+            "parallel.ep = " + str(std::int64_t{p.ep}) +
+                " must divide model.moe.experts = " + str(std::int64_t{m.moe.experts}));
+    PL_RULE(mul(p.dp, p.cp) % p.ep != 0, "ep_divides_dp_cp",
+            (Fields{"parallel.ep", "parallel.dp", "parallel.cp"}),
+            "parallel.ep = " + str(std::int64_t{p.ep}) +
+                " must divide parallel.dp × parallel.cp = " + big(mul(p.dp, p.cp)) +
+                " (expert groups are carved out of data × context ranks)");
+
+    // 6. GPUs.
+    const std::int64_t product = mul(mul(p.tp, p.pp), mul(p.cp, p.dp));
+    PL_RULE(product != s.gpus, "gpus_product",
+            (Fields{"gpus", "parallel.tp", "parallel.pp", "parallel.cp", "parallel.dp"}),
+            "parallel.tp × parallel.pp × parallel.cp × parallel.dp = " + big(product) +
+                " must equal gpus = " + str(std::int64_t{s.gpus}));
+    PL_RULE(s.gpus > c.gpus_per_node && s.gpus % c.gpus_per_node != 0, "gpus_whole_nodes",
+            (Fields{"gpus", "hardware.gpus_per_node"}),
+            "gpus = " + str(std::int64_t{s.gpus}) + " must be whole nodes of " +
+                "hardware.gpus_per_node = " + str(std::int64_t{c.gpus_per_node}) +
+                " (or fewer than one node)");
+    PL_RULE(c.scale_up_domain % c.gpus_per_node != 0 && c.gpus_per_node % c.scale_up_domain != 0,
+            "scale_up_domain_nodes", (Fields{"hardware.scale_up_domain", "hardware.gpus_per_node"}),
+            "hardware.scale_up_domain = " + str(std::int64_t{c.scale_up_domain}) +
+                " must divide or be a multiple of hardware.gpus_per_node = " +
+                str(std::int64_t{c.gpus_per_node}));
+
+    // 7. Batch.
+    const std::int64_t per_step = mul(t.micro_batch, p.dp);
+    const std::int64_t m_count = t.global_batch / per_step;
+    PL_RULE(t.global_batch < per_step, "microbatches_at_least_one",
+            (Fields{"training.global_batch", "training.micro_batch", "parallel.dp"}),
+            "training.global_batch = " + str(std::int64_t{t.global_batch}) +
+                " is smaller than training.micro_batch × parallel.dp = " + big(per_step) +
+                " (no micro-batch per pipeline)");
+    PL_RULE(t.global_batch >= per_step && t.global_batch % per_step != 0, "global_batch_multiple",
+            (Fields{"training.global_batch", "training.micro_batch", "parallel.dp"}),
+            "training.global_batch = " + str(std::int64_t{t.global_batch}) +
+                " must be a multiple of training.micro_batch × parallel.dp = " + str(per_step));
+    PL_RULE(m_count >= 1 && p.schedule == Schedule::Interleaved1F1B && p.virtual_stages > 1 &&
+                m_count < p.pp,
+            "interleaved_microbatches",
+            (Fields{"training.global_batch", "parallel.pp", "parallel.schedule"}),
+            "interleaved-1f1b needs at least parallel.pp = " + str(std::int64_t{p.pp}) +
+                " micro-batches per pipeline, got " + str(m_count) +
+                " (training.global_batch / (micro_batch × dp))");
+    PL_RULE(m_count >= 1 && p.schedule == Schedule::DualPipeV && m_count < 2 * std::int64_t{p.pp},
+            "dualpipe_microbatches",
+            (Fields{"training.global_batch", "parallel.pp", "parallel.schedule"}),
+            "dualpipe-v needs at least 2·parallel.pp = " + str(2 * std::int64_t{p.pp}) +
+                " micro-batches per pipeline, got " + str(m_count) +
+                " (training.global_batch / (micro_batch × dp))");
+
+    // 8. Sharding and precision.
+    PL_RULE(p.zero < 0 || p.zero > 3, "zero_stage", (Fields{"parallel.zero"}),
+            "parallel.zero = " + str(std::int64_t{p.zero}) + " must be 0, 1, 2 or 3");
+    PL_RULE(p.shard_group > 0 && p.dp % p.shard_group != 0, "shard_group_divides_dp",
+            (Fields{"parallel.shard_group", "parallel.dp"}),
+            "parallel.shard_group = " + str(std::int64_t{p.shard_group}) +
+                " must divide parallel.dp = " + str(std::int64_t{p.dp}));
+    PL_RULE(t.precision == Precision::FP8 && !(c.gpu.fp8_tflops > 0), "fp8_hardware",
+            (Fields{"training.precision", "hardware.gpu.fp8_tflops"}),
+            "training.precision fp8 needs FP8 tensor cores, but hardware.gpu.fp8_tflops is 0 (" +
+                c.gpu.name + ")");
+#undef PL_RULE
+}
+
+} // namespace
+
+std::vector<ValidationError> validate(const Scenario& s)
+{
+    std::vector<ValidationError> errors;
+    Collect collect{&errors};
+    check(s, collect);
+    return errors;
+}
+
+bool isRunnable(const Scenario& s)
+{
+    FirstFailure first;
+    check(s, first);
+    return !first.failed;
+}
+
+} // namespace paralens
