@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Fills seed corpora for the fuzz targets from the project's own files:
+#   fuzz/seeds.sh OUTDIR    -> OUTDIR/<target>/ (one folder per fuzz target)
+# Scenarios and presets from resources/, profiles from fuzz/seeds/, nccl-tests logs from
+# ../shared/nccl_logs (when present) plus small generated logs. Nothing is downloaded.
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+out=$1
+mkdir -p "$out/fuzz_scenario" "$out/fuzz_preset" "$out/fuzz_profile" "$out/fuzz_nccl_log" \
+         "$out/fuzz_estimate"
+
+for f in "$src"/resources/examples/*.json; do
+    cp "$f" "$out/fuzz_scenario/"
+    # fuzz_estimate: first byte even = scenario JSON follows.
+    { printf ' '; cat "$f"; } > "$out/fuzz_estimate/$(basename "$f")"
+done
+# A few decoded-plan seeds (first byte odd) for fuzz_estimate.
+for i in 1 3 5 7 9; do
+    head -c 64 /dev/zero | tr '\0' "\\$(printf '%03o' $((i * 23)))" > "$out/fuzz_estimate/plan-$i"
+    printf '\001' | cat - "$out/fuzz_estimate/plan-$i" > "$out/fuzz_estimate/plan-$i.tmp"
+    mv "$out/fuzz_estimate/plan-$i.tmp" "$out/fuzz_estimate/plan-$i"
+done
+find "$src/resources/presets" -name '*.json' -exec cp {} "$out/fuzz_preset/" \;
+cp "$src"/fuzz/seeds/*.json "$out/fuzz_profile/"
+# Test data, where the suites keep files: scenarios, profiles and logs.
+if [ -d "$src/tests/data" ]; then
+    find "$src/tests/data" -name '*.paralens.json' -exec cp {} "$out/fuzz_scenario/" \;
+    find "$src/tests/data" -name '*profile*.json' -exec cp {} "$out/fuzz_profile/" \;
+    find "$src/tests/data" \( -name '*.txt' -o -name '*.log' \) -exec cp {} "$out/fuzz_nccl_log/" \;
+fi
+if [ -d "$src/../shared/nccl_logs" ]; then
+    for f in "$src"/../shared/nccl_logs/*.txt; do cp "$f" "$out/fuzz_nccl_log/"; done
+fi
+
+# Small generated nccl-tests logs: an all_reduce table with and without footer, srun prefixes.
+gen() { # $1 ranks, $2 prefix
+    p=$2
+    printf '%s# nccl-tests version 2.17.8 nccl-headers=22703 nccl-library=22703\n' "$p"
+    printf '%s# Collective test starting: all_reduce_perf\n' "$p"
+    printf '%s# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 4(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n' "$p"
+    printf '%s# Using devices\n' "$p"
+    r=0
+    while [ $r -lt "$1" ]; do
+        printf '%s#  Rank %2d Group  0 Pid %d on node%02d device  %d [0x%02x] NVIDIA H100 80GB HBM3\n' \
+            "$p" $r $((1000 + r)) $((r / 8)) $((r % 8)) $r
+        r=$((r + 1))
+    done
+    printf '%s#\n' "$p"
+    printf '%s#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n' "$p"
+    printf '%s#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n' "$p"
+    printf '%s           8             2     float     sum      -1    20.10    0.00    0.00      0    19.80    0.00    0.00      0\n' "$p"
+    printf '%s        4096          1024     float     sum      -1    22.40    0.18    0.32      0    22.10    0.19    0.32      0\n' "$p"
+    printf '%s     1048576        262144     float     sum      -1    45.00   23.30   40.78      0    44.20   23.72   41.51      0\n' "$p"
+    printf '%s# Out of bounds values : 0 OK\n%s# Avg bus bandwidth    : 13.7\n' "$p" "$p"
+}
+gen 8 '' > "$out/fuzz_nccl_log/gen-allreduce-8.txt"
+gen 16 '0: ' > "$out/fuzz_nccl_log/gen-allreduce-16-srun.txt"
+gen 2 '' | head -n 12 > "$out/fuzz_nccl_log/gen-cut-off.txt"
