@@ -49,7 +49,7 @@ fuzz:
 	    $(FUZZ_DIR)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	        -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crashes/$$t/ \
 	        $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t > $(FUZZ_DIR)/$$t.log 2>&1; rc=$$?; \
-	    grep -E '^#[0-9]+ +DONE|^Done|stat::number_of_executed_units|^SUMMARY|ERROR' $(FUZZ_DIR)/$$t.log; \
+	    grep -E '^#[0-9]+[[:space:]]+DONE|^Done|stat::number_of_executed_units|^SUMMARY|ERROR' $(FUZZ_DIR)/$$t.log; \
 	    if [ $$rc -ne 0 ]; then echo "$$t failed (rc $$rc): see $(FUZZ_DIR)/$$t.log and $(FUZZ_DIR)/crashes/$$t/"; exit $$rc; fi; \
 	done
 

@@ -326,6 +326,9 @@ CalibrationProfile parseProfile(std::string_view textIn, const std::string& sour
         }
         throw InputError(source, source + ":" + std::to_string(line) + ":" + std::to_string(col) +
                                      ": malformed calibration profile JSON");
+    } catch (const json::exception& e) {
+        // Found by fuzz_profile: a number out of double range ("1e888") throws out_of_range.
+        throw InputError(source, source + ": malformed calibration profile JSON: " + e.what());
     }
     return profileFromJson(j, source);
 }
@@ -342,7 +345,11 @@ CalibrationProfile loadProfileFile(const std::string& path)
 
 std::string profileToText(const CalibrationProfile& p)
 {
-    return toJson<nlohmann::ordered_json>(p).dump(2) + "\n";
+    // Names copied from nccl-tests logs (hosts, device names) may hold invalid UTF-8, which
+    // dump() throws on (found by fuzz_nccl_log): write U+FFFD in their place.
+    return toJson<nlohmann::ordered_json>(p).dump(
+               2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+           "\n";
 }
 
 void saveProfileFile(const CalibrationProfile& p, const std::string& path)

@@ -243,7 +243,9 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
         cpB = std::max(0.0, bwd - 2 * dense.core_f * window);
         if (tr.recompute == Recompute::Full)
             cpB += cpF;
-        cpHidden = fwd + bwd - cpF - cpB + (tr.recompute == Recompute::Full ? fwd - cpF : 0);
+        // cpB already holds the recomputed forward's exposed part (found by fuzz_estimate:
+        // subtracting cpF again made the hidden CP time negative).
+        cpHidden = fwd + bwd - cpF - cpB + (tr.recompute == Recompute::Full ? fwd : 0);
     }
     double epF = 0, epB = 0, epHidden = 0;
     if (m.isMoe() && pl.ep > 1) {
@@ -405,9 +407,9 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
         }
     }
 
-    const PipelineCost pc = pipelineCost(pl.schedule, mb, pl.virtual_stages,
-                                         stage_times.first(std::size_t(p)), p2p, inflight,
-                                         in.timeline);
+    const PipelineCost pc =
+        pipelineCost(pl.schedule, mb, pl.virtual_stages, stage_times.first(std::size_t(p)), p2p,
+                     inflight, in.timeline);
     // Tied embeddings on p > 1: the two copies' gradients are all-reduced once per step.
     double tied = 0;
     if (m.tied_embeddings && p > 1) {

@@ -65,7 +65,8 @@ Scenario decode(FuzzedDataProvider& in)
     t.seq_len = pick(in, {512, 2048, 4096, 8192, 32768, 131072, 1, 3});
     t.micro_batch = in.ConsumeIntegralInRange(1, 8);
     const int m = in.ConsumeIntegralInRange(1, 512);
-    t.global_batch = in.ConsumeBool() ? m * t.micro_batch * p.dp : in.ConsumeIntegralInRange(1, 1 << 20);
+    t.global_batch =
+        in.ConsumeBool() ? m * t.micro_batch * p.dp : in.ConsumeIntegralInRange(1, 1 << 20);
     t.precision = static_cast<Precision>(in.ConsumeIntegralInRange(0, 1));
     t.recompute = static_cast<Recompute>(in.ConsumeIntegralInRange(0, 2));
     t.flash_attention = in.ConsumeBool();
@@ -95,7 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const std::vector<ValidationError> errors = validate(s);
     if (isRunnable(s) != errors.empty()) {
-        std::fprintf(stderr, "isRunnable disagrees with validate:\n%s\n", scenarioToText(s).c_str());
+        std::fprintf(stderr, "isRunnable disagrees with validate:\n%s\n",
+                     scenarioToText(s).c_str());
         std::abort();
     }
     if (!errors.empty()) {
