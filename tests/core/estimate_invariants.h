@@ -72,8 +72,8 @@ inline std::string check(const Scenario& s, const Estimate& e)
 #undef PARALENS_CHECK_NUM
 
     if (int(e.stages.size()) != s.parallel.pp)
-        return "stages: " + std::to_string(e.stages.size()) + " for pp = " +
-               std::to_string(s.parallel.pp);
+        return "stages: " + std::to_string(e.stages.size()) +
+               " for pp = " + std::to_string(s.parallel.pp);
     if (e.gpus != s.parallel.gpus())
         return "gpus: " + std::to_string(e.gpus) + " for a plan of " +
                std::to_string(s.parallel.gpus());
