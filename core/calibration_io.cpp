@@ -3,6 +3,7 @@
 #include "core/calibration.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -335,12 +336,8 @@ CalibrationProfile parseProfile(std::string_view textIn, const std::string& sour
 
 CalibrationProfile loadProfileFile(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, path + ": cannot open the calibration profile");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parseProfile(ss.str(), path);
+    return parseProfile(readInputFile(path, kMaxProfileFileBytes, "calibration profile", path),
+                        path);
 }
 
 std::string profileToText(const CalibrationProfile& p)

@@ -2,6 +2,7 @@
 #include "core/nccl_log.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -575,14 +576,10 @@ NcclLogResult parseNcclLog(std::string_view text, const NcclLogConfig& config)
 
 NcclLogResult readNcclLog(const std::string& path, NcclLogConfig config)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, path + ": cannot open the nccl-tests log");
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    const std::string text = readInputFile(path, kMaxNcclLogFileBytes, "nccl-tests log", path);
     if (config.source == NcclLogConfig{}.source)
         config.source = path;
-    return parseNcclLog(ss.str(), config);
+    return parseNcclLog(text, config);
 }
 
 bool looksLikeNcclLog(std::string_view text)

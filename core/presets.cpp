@@ -3,6 +3,7 @@
 
 #include "core/embedded.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/json_reader.h"
 #include "core/spec_io.h"
 
@@ -127,12 +128,8 @@ void PresetLibrary::addFolder(const std::string& dir)
         throw InputError("presets", dir + ": cannot list the folder: " + ec.message());
     std::sort(files.begin(), files.end());
     for (const auto& p : files) {
-        std::ifstream in(p, std::ios::binary);
-        if (!in)
-            throw InputError("presets", p.string() + ": cannot read the file");
-        std::ostringstream text;
-        text << in.rdbuf();
-        addText(text.str(), p.string(), false);
+        addText(readInputFile(p.string(), kMaxPresetFileBytes, "preset file", "presets"),
+                p.string(), false);
     }
 }
 

@@ -2,6 +2,7 @@
 #include "core/scenario_io.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/json_reader.h"
 #include "core/spec_io.h"
 
@@ -194,14 +195,7 @@ Scenario parseScenario(std::string_view text, const std::string& source,
 
 Scenario loadScenarioFile(const std::string& path, const PresetLibrary& presets)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError("", path + ": cannot open the file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        throw InputError("", path + ": cannot read the file");
-    return parseScenario(text.str(), path, presets);
+    return parseScenario(readInputFile(path, kMaxScenarioFileBytes, "file", ""), path, presets);
 }
 
 json scenarioToJson(const Scenario& s)

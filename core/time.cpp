@@ -407,9 +407,9 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
         }
     }
 
-    const PipelineCost pc = pipelineCost(pl.schedule, mb, pl.virtual_stages,
-                                         stage_times.first(std::size_t(p)), p2p, inflight,
-                                         in.timeline);
+    const PipelineCost pc =
+        pipelineCost(pl.schedule, mb, pl.virtual_stages, stage_times.first(std::size_t(p)), p2p,
+                     inflight, in.timeline);
     // Tied embeddings on p > 1: the two copies' gradients are all-reduced once per step.
     double tied = 0;
     if (m.tied_embeddings && p > 1) {
@@ -434,13 +434,14 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     tb.exposed.pp = pc.p2p_exposed_seconds + tied;
     tb.exposed.dp = dpExposed;
     const StageLayers& sl = in.layers[std::size_t(slow)];
-    tb.overlapped.tp = mb * sl.layers * tpHidden;
-    tb.overlapped.cp = mb * sl.layers * cpHidden;
-    tb.overlapped.ep = mb * sl.moe_layers * epHidden;
+    // In double: m (up to 1e9) times the layers overflows int (found by test_limits).
+    tb.overlapped.tp = double(mb) * sl.layers * tpHidden;
+    tb.overlapped.cp = double(mb) * sl.layers * cpHidden;
+    tb.overlapped.ep = double(mb) * sl.moe_layers * epHidden;
     const double vhops = pl.schedule == Schedule::Interleaved1F1B ? std::max(1, pl.virtual_stages)
                          : (pl.schedule == Schedule::ZBV || pl.schedule == Schedule::DualPipeV) ? 2
                                                                                                 : 1;
-    tb.overlapped.pp = std::max(0.0, 2 * mb * vhops * p2p - pc.p2p_exposed_seconds);
+    tb.overlapped.pp = std::max(0.0, 2.0 * mb * vhops * p2p - pc.p2p_exposed_seconds);
     tb.overlapped.dp = std::max(0.0, dpTotalSlow - dpExposed);
     tb.optimizer_seconds = optimizer;
     tb.offload_seconds = offload;

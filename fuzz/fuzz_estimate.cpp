@@ -66,7 +66,7 @@ Scenario decode(FuzzedDataProvider& in)
     t.micro_batch = in.ConsumeIntegralInRange(1, 8);
     const int m = in.ConsumeIntegralInRange(1, 512);
     t.global_batch =
-        in.ConsumeBool() ? m * t.micro_batch * p.dp : in.ConsumeIntegralInRange(1, 1 << 20);
+        in.ConsumeBool() ? m * t.micro_batch * p.dp : in.ConsumeIntegralInRange(1, 1000000000);
     t.precision = static_cast<Precision>(in.ConsumeIntegralInRange(0, 1));
     t.recompute = static_cast<Recompute>(in.ConsumeIntegralInRange(0, 2));
     t.flash_attention = in.ConsumeBool();
