@@ -40,6 +40,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= fuzz_scenario fuzz_preset fuzz_profile fuzz_nccl_log fuzz_estimate
 FUZZ_DIR     := build/fuzz
 fuzz:
+	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt
 	@test -f $(FUZZ_DIR)/CMakeCache.txt || cmake --preset fuzz
 	cmake --build $(FUZZ_DIR) -j $(JOBS)
 	@rm -rf $(FUZZ_DIR)/seeds && fuzz/seeds.sh $(FUZZ_DIR)/seeds
