@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Two commands do everything on a fresh Debian/Ubuntu machine: `make run` and `make test`.
 PRESET ?= dev
-BUILD  := build/$(PRESET)
+# Deferred (=), so target-specific PRESETs (bench, test-asan) pick their own build folder.
+BUILD   = build/$(PRESET)
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS   ?=
 
