@@ -8,6 +8,7 @@
 
 #include "core/calibration.h"
 #include "core/error.h"
+#include "core/scenario_io.h"
 
 #include <algorithm>
 #include <chrono>
@@ -60,6 +61,8 @@ Options (collectives follow nccl-tests' flags; sizes take K, M, G suffixes):
   --timeout SECONDS       abort a collective that has not finished (default 60)
   --shapes LIST           GEMM shapes "m,n,k[:label];..." (default: square sweep and
                           Llama-3-70B layer GEMMs)
+  --scenario FILE         GEMM shapes of a .paralens.json scenario's layers (with the
+                          square sweep)
   --no-fp8                skip FP8 GEMMs
   --membw-bytes SIZE      buffer for membw (default 1G)
   --out PROFILE.json      write the calibration profile (atomically)
@@ -71,7 +74,7 @@ also reads), progress as one JSON object per line on stderr.
 Exit codes:
   0  success
   1  a CUDA, NCCL or cuBLASLt call failed (profile of what was measured still written)
-  2  bad command line
+  2  bad command line or input file (--scenario)
   3  no CUDA device visible ("error: no CUDA device visible")
   4  a collective hung past --timeout and was aborted (profile so far still written)
 )";
@@ -234,6 +237,8 @@ int main(int argc, char** argv)
             } else if (a == "--shapes") {
                 opt.shapes = next();
                 parseShapes(opt.shapes);
+            } else if (a == "--scenario") {
+                opt.scenario = next();
             } else if (a == "--no-fp8") {
                 opt.fp8 = false;
             } else if (a == "--membw-bytes") {
@@ -256,6 +261,26 @@ int main(int argc, char** argv)
     } catch (const std::exception& e) { // std::stod/stoi throw invalid_argument/out_of_range
         return usageError(e.what());
     }
+    std::vector<GemmShape> shapes =
+        opt.shapes.empty() ? std::vector<GemmShape>{} : parseShapes(opt.shapes);
+    if (!opt.scenario.empty()) {
+        try {
+            const auto layer = layerGemmShapes(loadScenarioFile(opt.scenario));
+            if (layer.empty())
+                throw std::invalid_argument(opt.scenario +
+                                            ": the model has no GEMM with positive sizes");
+            if (opt.shapes.empty())
+                for (const auto& sq : defaultShapes())
+                    if (sq.label == "square")
+                        shapes.push_back(sq);
+            shapes.insert(shapes.end(), layer.begin(), layer.end());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return ExitUsage;
+        }
+    }
+    if (shapes.empty())
+        shapes = defaultShapes();
 
     std::unique_ptr<World> world;
     try {
@@ -282,8 +307,7 @@ int main(int argc, char** argv)
         if (cmd == "collectives" || cmd == "all")
             runCollectives(*world, opt, profile.collectives, table);
         if (world->root() && (cmd == "gemm" || cmd == "all"))
-            profile.gemm = runGemm(opt.shapes.empty() ? defaultShapes() : parseShapes(opt.shapes),
-                                   opt, table, profile.warnings);
+            profile.gemm = runGemm(shapes, opt, table, profile.warnings);
         if (world->root() && (cmd == "membw" || cmd == "all")) {
             const auto m = runMembw(opt, table);
             profile.hbm_gbps = m.stream_gbps;

@@ -46,6 +46,9 @@ private slots:
         QTest::newRow("collectives") << QStringList{"collectives", "-b", "1M", "-e", "4M"};
         QTest::newRow("gemm") << QStringList{"gemm"};
         QTest::newRow("membw") << QStringList{"membw"};
+        QTest::newRow("gemm of a scenario") << QStringList{
+            "gemm", "--scenario",
+            PARALENS_SOURCE_DIR "/resources/examples/gpt3-175b-1024xa100.paralens.json"};
         QTest::newRow("all") << QStringList{"all", "--out", "/nonexistent/never-written.json"};
     }
     void noDevice()
@@ -67,6 +70,10 @@ private slots:
             QVERIFY(r.err.startsWith("error: "));
         }
         QCOMPARE(measure({"--version"}).code, 0);
+        const auto bad = measure({"gemm", "--scenario", "/nonexistent/s.paralens.json"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.startsWith("error: ") && bad.err.contains("/nonexistent/s.paralens.json"),
+                 qPrintable(bad.err));
     }
 };
 
