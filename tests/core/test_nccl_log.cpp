@@ -246,6 +246,47 @@ private slots:
         QVERIFY(hasWarning(nd, "inferred 8 ranks"));
     }
 
+    void olderLayoutWithoutRootColumn()
+    {
+        // nccl-tests before 2.10 (its README of the time): no root column, no "Group" in the
+        // device lines, an "error" column holding the largest error instead of a count.
+        const char* log =
+            "# nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 "
+            "iters: 20 validation: 1\n"
+            "#\n# Using devices\n"
+            "#   Rank  0 Pid  40741 on  computer device  0 [0x06] Tesla V100-SXM2-16GB\n"
+            "#   Rank  1 Pid  40741 on  computer device  1 [0x07] Tesla V100-SXM2-16GB\n"
+            "#   Rank  2 Pid  40741 on  computer device  2 [0x0a] Tesla V100-SXM2-16GB\n"
+            "#   Rank  3 Pid  40741 on  computer device  3 [0x0b] Tesla V100-SXM2-16GB\n"
+            "#\n"
+            "#                                                     out-of-place                  "
+            "     in-place\n"
+            "#       size         count    type   redop     time   algbw   busbw  error     time  "
+            " algbw   busbw  error\n"
+            "#        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  "
+            "(GB/s)  (GB/s)\n"
+            "     1048576        262144   float     sum    40.00   26.21   39.32  1e-07    40.00  "
+            " 26.21   39.32  1e-07\n"
+            "     4194304       1048576   float     sum    100.0   41.94   62.91  1e-07    100.0  "
+            " 41.94   62.91  1e-07\n"
+            "# Out of bounds values : 0 OK\n"
+            "# Avg bus bandwidth    : 51.1\n";
+        const auto r = parseNcclLog(log, {.default_op = "all_reduce"});
+        QCOMPARE(r.tables.size(), size_t(1));
+        const auto& t = r.tables[0];
+        QCOMPARE(t.ranks, 4);
+        QCOMPARE(t.nodes, 1);
+        QCOMPARE(t.device_name, std::string("Tesla V100-SXM2-16GB"));
+        QCOMPARE(t.rows.size(), size_t(2));
+        QCOMPARE(t.rows[1].redop, std::string("sum"));
+        QCOMPARE(t.rows[1].root, -1);
+        QCOMPARE(t.rows[1].out_of_place.time_seconds, 100e-6);
+        QCOMPARE(t.rows[1].out_of_place.wrong, -1LL);
+        // busbw = algbw · 2(n-1)/n with n = 4 (1.5), as printed.
+        QVERIFY(std::abs(t.rows[1].out_of_place.algbw_gbps * 1.5 -
+                         t.rows[1].out_of_place.busbw_gbps) < 0.01);
+    }
+
     void progressCanCancel()
     {
         std::string big;
