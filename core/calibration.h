@@ -131,7 +131,8 @@ void saveProfileFile(const CalibrationProfile& p, const std::string& path);
 ///  - collectiveSeconds: the curve of that collective and span whose group size is nearest
 ///    (in log2) to `ranks`, preferring bf16, then more points; when the sizes differ the
 ///    measured bus bandwidth at that size is kept and the time rescaled by
-///    busFactor(c, ranks)/busFactor(c, measured ranks). One rank costs 0 s.
+///    busFactor(c, ranks)/busFactor(c, measured ranks). One rank costs 0 s, except for
+///    sendrecv (a point-to-point transfer, looked up as 2 ranks).
 ///  - gemmEfficiency: achieved TFLOP/s of the nearest measured shape of that precision (in
 ///    log m, n, k) over the dense peak given here, at most 1.
 ///  - hbmGbps: the streaming-kernel figure, else the device-to-device copy figure.
