@@ -2,7 +2,9 @@
 #pragma once
 #include "core/collective.h"
 #include "core/nccl_log.h"
+#include "core/scenario.h"
 
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -156,5 +158,11 @@ private:
     double m_peak_bf16_tflops;
     double m_peak_fp8_tflops;
 };
+
+/// The scenario's calibration (Scenario::calibration; a relative path is taken from `base_dir`,
+/// normally the scenario file's folder) with the scenario's dense BF16/FP8 peaks. nullptr when
+/// the scenario names no profile. Throws InputError when the profile cannot be read or is invalid.
+std::unique_ptr<CalibratedPerformance> loadCalibration(const Scenario& s,
+                                                       const std::string& base_dir = {});
 
 } // namespace paralens

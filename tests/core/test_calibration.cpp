@@ -312,6 +312,25 @@ private slots:
         QVERIFY(!noPeak.gemmEfficiency(8192, 8192, 8192, false).has_value());
     }
 
+    void loadFromScenario()
+    {
+        QTemporaryDir dir;
+        saveProfileFile(sampleProfile(), (dir.path() + "/prof.json").toStdString());
+        Scenario s;
+        s.cluster.gpu.bf16_tflops = 989;
+        QVERIFY(loadCalibration(s) == nullptr); // none named
+        s.calibration = "prof.json";            // relative to the scenario's folder
+        const auto perf = loadCalibration(s, dir.path().toStdString());
+        QVERIFY(perf != nullptr);
+        QVERIFY(std::abs(*perf->gemmEfficiency(8192, 8192, 8192, false) - 700.0 / 989.0) < 1e-12);
+        s.calibration = (dir.path() + "/prof.json").toStdString(); // absolute
+        QVERIFY(loadCalibration(s, "/elsewhere") != nullptr);
+        s.calibration = "missing.json";
+        QVERIFY(errorOf([&] {
+                    loadCalibration(s, dir.path().toStdString());
+                }).find("missing.json") != std::string::npos);
+    }
+
     void profileFromSharedLogMatchesTheLog()
     {
         const QString dir = QStringLiteral(PARALENS_SHARED_DIR "/nccl_logs");
