@@ -343,6 +343,13 @@ private:
                 m_ncclVersion = versionFromCode(split(c.substr(lib + 13)).front());
             return;
         }
+        if (c.starts_with("paralens-measure")) { // paralens-measure's stdout
+            finish(lineNo, false);
+            const auto lib = c.find("nccl-library=");
+            if (lib != std::string_view::npos)
+                m_ncclVersion = versionFromCode(split(c.substr(lib + 13)).front());
+            return;
+        }
         if (c.starts_with("Collective test starting:")) {
             finish(lineNo, false);
             m_pendingOp = opFromPerfName(c);
