@@ -24,6 +24,8 @@ struct Command
 const std::array kCommands{
     Command{"check", "validate a scenario and print it normalised", cmdCheck},
     Command{"presets", "list the model and hardware presets", cmdPresets},
+    Command{"calibrate", "fit a calibration profile from nccl-tests logs / measurements",
+            cmdCalibrate},
 };
 
 const Command* find(const QString& name)
