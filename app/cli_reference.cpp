@@ -39,8 +39,8 @@ int cmdReference(const QStringList& args)
     nlohmann::json rows = nlohmann::json::array();
     QTextStream out(stdout);
     if (!json)
-        out << QString::asprintf("%-46s %9s %9s %8s %5s\n", "run (TFLOP/s per GPU)", "published",
-                                 "predicted", "error", "fits");
+        out << QString::asprintf("%-52s %9s %9s %8s %5s\n", "run (TFLOP/s per GPU, or MFU)",
+                                 "published", "predicted", "error", "fits");
     std::string lastSource;
     double sumAbs = 0;
     int n = 0;
@@ -69,8 +69,12 @@ int cmdReference(const QStringList& args)
                 out << "\n" << QString::fromStdString(r.source) << "\n";
                 lastSource = r.source;
             }
-            out << QString::asprintf("  %-44s %9.1f %9.1f %+7.1f%% %5s\n", r.name.c_str(),
-                                     r.published, predicted, 100 * error, e.fits ? "yes" : "no");
+            // MFU rows print in percent; TFLOP/s rows as they are.
+            const double scale = r.metric == "mfu" ? 100.0 : 1.0;
+            const char* unit = r.metric == "mfu" ? "%" : " ";
+            out << QString::asprintf("  %-50s %8.1f%s %8.1f%s %+7.1f%% %5s\n", r.name.c_str(),
+                                     scale * r.published, unit, scale * predicted, unit,
+                                     100 * error, e.fits ? "yes" : "no");
         }
     }
     const double mae = n > 0 ? sumAbs / n : 0;
