@@ -176,7 +176,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     const Topology& topo = *in.topology;
     const ClusterSpec& cl = sc.cluster;
     const int p = std::max(1, pl.pp);
-    const int mb = std::max(1, tr.microbatches(std::max(1, pl.dp)));
+    const int mb = std::max(1, safeMicrobatches(tr, pl));
 
     // ---- kernels ----
     Kernels k;

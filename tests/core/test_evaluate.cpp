@@ -211,6 +211,41 @@ private slots:
         QVERIFY(checked > 1000);
     }
 
+    void unvalidatedGarbageNeverCrashes()
+    {
+        // evaluate() expects a runnable plan, but a caller that skips validate() must still get
+        // finite numbers, not a crash.
+        Estimate e;
+        for (int v : {0, -1}) {
+            Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 1, 1, 8);
+            s.training.micro_batch = v;
+            evaluate(s, e);
+            QVERIFY(allFinite(e));
+            s = scenario(llama3_8b(), h100_sxm(), 1, 1, 1, 8);
+            s.parallel.dp = v;
+            s.parallel.tp = v;
+            s.parallel.pp = v;
+            evaluate(s, e);
+            QVERIFY(allFinite(e));
+            s = scenario(llama3_8b(), h100_sxm(), 1, 1, 1, 8);
+            s.training.seq_len = v;
+            s.cluster.gpu.bf16_tflops = v;
+            s.cluster.gpu.hbm_gbps = v;
+            s.cluster.scale_up_gbps = v;
+            evaluate(s, e);
+            QVERIFY(allFinite(e));
+            s = scenario(mixtral8x7b(), h100_sxm(), 1, 1, 1, 8);
+            s.model.hidden = v == 0 ? 0 : 1;
+            s.model.heads = 0;
+            s.parallel.ep = v;
+            evaluate(s, e);
+            QVERIFY(allFinite(e));
+        }
+        Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 40, 1, 64); // more stages than layers
+        evaluate(s, e);
+        QVERIFY(allFinite(e));
+    }
+
     void warningsAsData()
     {
         Scenario s = scenario(llama3_70b(), h100_sxm(), 16, 1, 4, 64);
