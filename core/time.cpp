@@ -135,6 +135,14 @@ LayerTimes layerTimes(const ModelSpec& m, const Shape& d, const Kernels& k,
     return lt;
 }
 
+// Parameter tensors of one layer (DeepSpeed fetches them one by one): the attention and MLP
+// weight matrices, their biases in GPT-style models, and the norms' weights (and biases).
+double tensorsPerLayer(const ModelSpec& m)
+{
+    const double linears = 4 + mlpMatrices(m);
+    return m.gated_mlp ? linears + 2 : 2 * linears + 4;
+}
+
 } // namespace
 
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8)
@@ -301,6 +309,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
                    collectiveSeconds(c, edpL, expertBytes, meas);
         };
         double gradTail = 0, paramTail = 0, perMbF = 0, perMbB = 0;
+        double prefetch = 1, hideF = 0, hideB = 0;
         switch (pl.zero) {
         case 0:
             gradTail = coll(Collective::AllReduce, sp.dense * grb, sp.expert * grb);
@@ -311,21 +320,34 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
             break;
         case 2:
             perMbB = coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
+            hideB = perMbB;
             paramTail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
             break;
         default: {
-            const double ag = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
+            // ZeRO-3 / FSDP: gathered unit by unit (a layer, plus the embedding / head), or
+            // tensor by tensor (DeepSpeed); each collective pays its own ring latency.
+            const double units = std::max(1, st.layers) + (st.first || st.last ? 1 : 0);
+            const double n = units * (fw.zero3_per_tensor ? tensorsPerLayer(m) : 1.0);
+            const double ag =
+                n * coll(Collective::AllGather, sp.dense * wb / n, sp.expert * wb / n);
+            const double rs = units * coll(Collective::ReduceScatter, sp.dense * grb / units,
+                                           sp.expert * grb / units);
             perMbF = ag;
-            perMbB = ag * (tr.recompute == Recompute::Full ? 2 : 1) +
-                     coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
+            perMbB = ag * (tr.recompute == Recompute::Full ? 2 : 1) + rs;
+            // Only what the prefetch covers can run ahead of compute.
+            if (fw.zero3_prefetch_params > 0)
+                prefetch = std::min(1.0, fw.zero3_prefetch_params / (sp.total() / n));
+            hideF = prefetch * perMbF;
+            hideB = prefetch * (perMbB - rs) + rs;
             break;
         }
         }
         if (hybrid)
             gradTail += collectiveSeconds(Collective::AllReduce, repL, sp.total() / sg * grb, meas);
         // Per-micro-batch ZeRO-2/3 collectives overlap that micro-batch's compute.
-        const double hiddenF = std::min(perMbF, t.forward_seconds);
-        const double hiddenB = std::min(perMbB, t.backward_seconds + t.weight_seconds);
+        (void)prefetch;
+        const double hiddenF = std::min(hideF, t.forward_seconds);
+        const double hiddenB = std::min(hideB, t.backward_seconds + t.weight_seconds);
         t.forward_seconds += perMbF - hiddenF;
         t.backward_seconds += perMbB - hiddenB;
 
