@@ -114,7 +114,9 @@ std::vector<std::pair<Schedule, int>> schedulesFor(const SearchSpace& sp, int pp
             vmax = std::min(vmax, sp.max_virtual_stages);
         if (sp.virtual_stages && sp.schedule == Schedule::Interleaved1F1B)
             vmax = std::max(vmax, *sp.virtual_stages);
-        for (int v = sp.schedule == Schedule::Interleaved1F1B ? 1 : 2; v <= vmax; ++v)
+        // v = 1 is plain 1f1b; it is tried only when both the schedule and v = 1 are pinned.
+        const bool one = sp.schedule == Schedule::Interleaved1F1B && sp.virtual_stages == 1;
+        for (int v = one ? 1 : 2; v <= vmax; ++v)
             all.emplace_back(Schedule::Interleaved1F1B, v);
         all.emplace_back(Schedule::ZBV, 2);
         all.emplace_back(Schedule::DualPipeV, 2);
@@ -175,8 +177,10 @@ struct Keeper
 
     bool wantsTop(double tps, double peak, std::uint64_t index) const
     {
+        if (k == 0)
+            return false;
         if (heap.size() < k)
-            return k > 0;
+            return true;
         SearchPlan probe;
         probe.tokens_per_second = tps;
         probe.peak_bytes = peak;
