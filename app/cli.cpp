@@ -26,6 +26,7 @@ const std::array kCommands{
     Command{"presets", "list the model and hardware presets", cmdPresets},
     Command{"eval", "per-stage memory, step time and throughput of a scenario", cmdEval},
     Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
+    Command{"search", "score every valid plan for a model on N GPUs; best first", cmdSearch},
 };
 
 const Command* find(const QString& name)
