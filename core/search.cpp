@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -234,6 +235,17 @@ struct Worker
     std::vector<StageParams> params;
     Keeper keep;
     std::uint64_t evaluated = 0, scored = 0, pruned = 0, feasible = 0;
+    std::vector<SearchPlan> sample; ///< reservoir (Vitter's algorithm R)
+    std::size_t sample_size = 0;
+    std::uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+    std::uint64_t random()
+    {
+        rng ^= rng << 13; // xorshift64
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        return rng;
+    }
 };
 
 struct Shared
@@ -342,7 +354,13 @@ void runItem(Shared& sh, Worker& w, const Item& it)
                         p.index = id;
                         const bool top = w.keep.wantsTop(p.tokens_per_second, p.peak_bytes, id);
                         const bool front = !w.keep.frontRejects(p);
-                        if (!top && !front)
+                        std::size_t slot = w.sample_size;
+                        if (w.sample_size > 0)
+                            slot = w.sample.size() < w.sample_size
+                                       ? w.sample.size()
+                                       : std::size_t(w.random() % w.feasible);
+                        const bool sampled = slot < w.sample_size;
+                        if (!top && !front && !sampled)
                             continue;
                         p.parallel = pl;
                         p.training = sc.training;
@@ -352,6 +370,12 @@ void runItem(Shared& sh, Worker& w, const Item& it)
                             w.keep.addTop(p);
                         if (front)
                             w.keep.addFront(p);
+                        if (sampled) {
+                            if (slot == w.sample.size())
+                                w.sample.push_back(p);
+                            else
+                                w.sample[slot] = p;
+                        }
                     }
                 }
             }
@@ -444,6 +468,9 @@ SearchResult search(const SearchSpace& space, const SearchOptions& options)
         w.keep.k = std::size_t(std::max(0, options.top_k));
         w.keep.heap.reserve(w.keep.k);
         w.keep.front.reserve(256);
+        w.sample_size = std::size_t(std::max(0, options.sample));
+        w.sample.reserve(w.sample_size);
+        w.rng += 0x632BE59BD9B4E019ull * (1 + std::size_t(&w - workers.data()));
     }
     {
         std::vector<std::jthread> threads;
@@ -479,6 +506,16 @@ SearchResult search(const SearchSpace& space, const SearchOptions& options)
                 all.addTop(p);
         for (const SearchPlan& p : w.keep.front)
             all.addFront(p);
+    }
+    // Each worker's reservoir is a uniform sample of its own fitting plans; take from each in
+    // proportion to how many it saw.
+    if (options.sample > 0 && result.feasible > 0) {
+        const double share = std::min(1.0, double(options.sample) / double(result.feasible));
+        for (const Worker& w : workers) {
+            const auto take =
+                std::min(w.sample.size(), std::size_t(std::llround(share * double(w.feasible))));
+            result.sample.insert(result.sample.end(), w.sample.begin(), w.sample.begin() + take);
+        }
     }
     result.results = std::move(all.heap);
     std::sort(result.results.begin(), result.results.end(), rankedBefore);

@@ -59,6 +59,9 @@ struct SearchOptions
     /// Skip the full evaluate() of plans whose model states alone exceed the GPU memory (they
     /// cannot fit, so they are never in the top K or on the front). Off only for tests.
     bool prune = true;
+    /// Size of a random sample of fitting plans kept for plotting (SearchResult::sample); 0 =
+    /// none. Reservoir sampling per worker: bounded memory, not reproducible between runs.
+    int sample = 0;
 };
 
 /// One scored plan.
@@ -86,6 +89,8 @@ struct SearchResult
     /// Plans that fit and that no other fitting plan beats on both tokens/s (higher) and peak
     /// memory (lower); sorted by ascending peak_bytes (so also ascending tokens/s).
     std::vector<SearchPlan> pareto;
+    /// Up to SearchOptions::sample fitting plans drawn at random (for a scatter), in no order.
+    std::vector<SearchPlan> sample;
 };
 
 /// Ranking order: higher tokens/s first; ties go to the lower peak memory, then to the earlier

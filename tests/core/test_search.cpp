@@ -257,6 +257,7 @@ private slots:
     void paretoFrontNonDominated();
     void topKSortedBestFirst();
     void progressReported();
+    void sampleOfFittingPlans();
     void cancelFromCallbackWithin100ms();
     void cancelFromFlagWithin100ms();
     void badProblemNamesField();
@@ -424,6 +425,30 @@ void TestSearch::progressReported()
     QCOMPARE(lastEvaluated, r.evaluated);
     QVERIFY(std::is_sorted(fractions.begin(), fractions.end()));
     QVERIFY(!r.cancelled);
+}
+
+void TestSearch::sampleOfFittingPlans()
+{
+    const SearchSpace sp = space(tinyDense(), smallH100(6), 16, 32, 2048);
+    SearchOptions opt;
+    opt.sample = 500;
+    const SearchResult r = search(sp, opt);
+    QVERIFY(r.feasible > 5000);
+    // About the requested size (rounding per worker), every member a fitting, valid plan.
+    QVERIFY(r.sample.size() >= 495 && r.sample.size() <= 505);
+    checkPlansValid(sp, r.sample);
+    // Not just the best plans: the sample spans a wide range of throughput.
+    double lo = 1e300, hi = 0;
+    for (const SearchPlan& p : r.sample) {
+        lo = std::min(lo, p.tokens_per_second);
+        hi = std::max(hi, p.tokens_per_second);
+    }
+    QVERIFY(hi > 2 * lo);
+    // A sample larger than the fitting plans holds them all.
+    opt.sample = 1000000;
+    QCOMPARE(std::uint64_t(search(sp, opt).sample.size()), r.feasible);
+    opt.sample = 0;
+    QVERIFY(search(sp, opt).sample.empty());
 }
 
 // A big problem (GPT-3 175B on 1024 A100, seconds of work): cancel as soon as the first
