@@ -40,6 +40,7 @@ struct Item
     int tp, cp, pp, dp, ep, v;
     Schedule schedule;
     std::uint64_t first_index; ///< enumeration index of the item's first inner plan
+    std::uint32_t inner;       ///< index into the Inner lists (one per tp, cp, pp)
 };
 
 /// The inner dimensions of one item, decided by dp, tp and the pins.
@@ -129,7 +130,8 @@ std::vector<std::pair<Schedule, int>> schedulesFor(const SearchSpace& sp, int pp
     return out;
 }
 
-std::vector<Item> enumerateItems(const SearchSpace& sp, std::uint64_t& total)
+std::vector<Item> enumerateItems(const SearchSpace& sp, std::vector<Inner>& inners,
+                                 std::uint64_t& total)
 {
     const Scenario& b = sp.base;
     const ModelSpec& m = b.model;
@@ -149,9 +151,12 @@ std::vector<Item> enumerateItems(const SearchSpace& sp, std::uint64_t& total)
                 const int dp = gpus / (tp * cp * pp);
                 if (!allowed(sp.dp, dp) || b.training.global_batch % dp != 0)
                     continue;
-                const std::uint64_t inner = innerFor(sp, tp, dp).count();
+                Inner in = innerFor(sp, tp, dp);
+                const std::uint64_t inner = in.count();
                 if (inner == 0)
                     continue;
+                const auto innerIndex = std::uint32_t(inners.size());
+                inners.push_back(std::move(in));
                 std::vector<int> eps{1};
                 if (m.isMoe())
                     eps = divisorsOf(m.moe.experts);
@@ -159,7 +164,7 @@ std::vector<Item> enumerateItems(const SearchSpace& sp, std::uint64_t& total)
                     if (!allowed(sp.ep, ep) || (dp * cp) % ep != 0)
                         continue;
                     for (const auto& [sched, v] : schedulesFor(sp, pp)) {
-                        items.push_back(Item{tp, cp, pp, dp, ep, v, sched, total});
+                        items.push_back(Item{tp, cp, pp, dp, ep, v, sched, total, innerIndex});
                         total += inner;
                     }
                 }
@@ -253,6 +258,7 @@ struct Shared
     const SearchSpace* space = nullptr;
     const SearchOptions* options = nullptr;
     const std::vector<Item>* items = nullptr;
+    const std::vector<Inner>* inners = nullptr;
     std::atomic<std::size_t> next{0};
     std::atomic<std::uint64_t> done_plans{0};
     std::atomic<std::uint64_t> evaluated{0};
@@ -289,7 +295,6 @@ double stateBound(const Worker& w, int pp, int zero, int shard_group, int dp, in
 
 void runItem(Shared& sh, Worker& w, const Item& it)
 {
-    const SearchSpace& space = *sh.space;
     const SearchOptions& opt = *sh.options;
     static const ModelConstants constants;
     Scenario& sc = w.sc;
@@ -303,7 +308,7 @@ void runItem(Shared& sh, Worker& w, const Item& it)
     pl.virtual_stages = it.v;
     pl.schedule = it.schedule;
 
-    const Inner inner = innerFor(space, it.tp, it.dp);
+    const Inner& inner = (*sh.inners)[it.inner];
     const FrameworkConventions fw = conventions(sc.training.framework, sc.training.optimizer);
     bool split = false;
     if (opt.prune) {
@@ -451,7 +456,8 @@ SearchResult search(const SearchSpace& space, const SearchOptions& options)
 
     SearchResult result;
     std::uint64_t total = 0;
-    const std::vector<Item> items = enumerateItems(space, total);
+    std::vector<Inner> inners;
+    const std::vector<Item> items = enumerateItems(space, inners, total);
 
     unsigned n = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
     n = std::max(1u, std::min<unsigned>(n, unsigned(std::max<std::size_t>(1, items.size()))));
@@ -461,6 +467,7 @@ SearchResult search(const SearchSpace& space, const SearchOptions& options)
     sh.space = &space;
     sh.options = &options;
     sh.items = &items;
+    sh.inners = &inners;
     sh.running = n;
     std::vector<Worker> workers(n);
     for (Worker& w : workers) {

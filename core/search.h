@@ -30,6 +30,18 @@ namespace paralens {
 /// - optimizer offload off/on; micro_batch: divisors of global_batch / dp;
 /// - recompute none/selective/full; sequence parallel off/on when tp > 1 (a no-op at tp = 1).
 /// A pinned dimension takes only its pinned value. Every plan is checked with isRunnable().
+///
+/// Pruning (SearchOptions::prune, on by default) has exactly one rule, and it never changes
+/// the answer: for each (tp, cp, pp, dp, ep, schedule, v) the stage parameters are computed
+/// once (splitLayers, stageParameters: the functions evaluate() uses); for each (zero, shard
+/// group, offload) the bound  max over stages of modelStateBytes(dense) + modelStateBytes(expert)
+/// + ModelConstants::cuda_context_bytes  is taken with the largest sharding the plan allows
+/// (shard group × cp, also for expert states, which evaluate() shards over shard group × cp / ep
+/// at most as finely). A stage's memory in evaluate() is that plus activations, buffers and
+/// temporaries, all >= 0, so when the bound exceeds the capacity no micro-batch size,
+/// recomputation or sequence-parallel choice can fit: those plans are counted (evaluated,
+/// pruned) but not scored. Plans that do not fit are never in the top K nor on the front, so the
+/// results equal the exhaustive scoring's (test_search checks prune on/off and a brute force).
 struct SearchSpace
 {
     Scenario base;
