@@ -457,6 +457,8 @@ void TestSearch::cancelFromCallbackWithin100ms()
 {
     SearchSpace sp = space(gpt3_175b(), a100_80gb(), 1024, 1536, 2048);
     SearchOptions opt;
+    opt.threads = 2; // about a second of work even on a many-core machine
+    opt.progress_interval_seconds = 0.005;
     Clock::time_point requested{};
     int calls = 0;
     opt.progress = [&](double, std::uint64_t) {
@@ -479,9 +481,10 @@ void TestSearch::cancelFromFlagWithin100ms()
     std::atomic<bool> cancel{false};
     SearchOptions opt;
     opt.cancel = &cancel;
+    opt.threads = 2; // about a second of work even on a many-core machine
     Clock::time_point requested{};
     std::jthread canceller([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
         requested = Clock::now();
         cancel = true;
     });
