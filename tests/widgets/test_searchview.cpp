@@ -121,6 +121,7 @@ private slots:
         sp.base.training.global_batch = 1536;
         sp.base.training.seq_len = 2048;
         view.setSpace(sp);
+        view.setThreads(2); // about a second of work even on a many-core machine
         QSignalSpy done(&view, &SearchView::finished);
         view.start();
         QTest::qWait(50);
