@@ -490,7 +490,7 @@ SearchResult search(const SearchSpace& space, const SearchOptions& options)
         std::unique_lock lock(sh.mutex);
         while (sh.running > 0) {
             sh.finished.wait_for(lock, interval, [&] { return sh.running == 0; });
-            if (sh.running == 0 || !options.progress)
+            if (sh.running == 0 || !options.progress || sh.stopping())
                 continue;
             lock.unlock();
             const double frac = total ? double(sh.done_plans.load()) / double(total) : 1.0;

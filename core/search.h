@@ -60,7 +60,8 @@ struct SearchOptions
     unsigned threads = 0; ///< worker threads; 0 = std::thread::hardware_concurrency()
     /// Called on the thread that called search(), about every progress_interval_seconds and
     /// once at the end, with the share of the space done (0..1) and the plans evaluated so far.
-    /// Return false to cancel: the workers stop within milliseconds.
+    /// Return false to cancel: the workers stop within milliseconds and the callback is not
+    /// called again (nor after the cancel flag is set).
     std::function<bool(double fraction, std::uint64_t evaluated)> progress;
     double progress_interval_seconds = 0.02;
     /// Optional external cancel flag (e.g. a GUI Cancel button), checked by every worker
