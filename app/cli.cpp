@@ -28,6 +28,7 @@ const std::array kCommands{
             cmdCalibrate},
     Command{"eval", "per-stage memory, step time and throughput of a scenario", cmdEval},
     Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
+    Command{"search", "score every valid plan for a model on N GPUs; best first", cmdSearch},
 };
 
 const Command* find(const QString& name)
