@@ -24,6 +24,7 @@ struct Command
 const std::array kCommands{
     Command{"check", "validate a scenario and print it normalised", cmdCheck},
     Command{"presets", "list the model and hardware presets", cmdPresets},
+    Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
 };
 
 const Command* find(const QString& name)
