@@ -24,6 +24,8 @@ struct Command
 const std::array kCommands{
     Command{"check", "validate a scenario and print it normalised", cmdCheck},
     Command{"presets", "list the model and hardware presets", cmdPresets},
+    Command{"eval", "per-stage memory, step time and throughput of a scenario", cmdEval},
+    Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
     Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
 };
 
