@@ -4,7 +4,9 @@
 // memory), the ZB README (ZB-V zero bubble), deepseek-ai/DualPipe README (DualPipeV activation
 // (PP + 1)·M_B). See MODEL_NOTES.md §3.3 and §6. Hand-computed two-stage cases for comm / DP.
 #include "core/error.h"
+#include "core/evaluate.h"
 #include "core/pipeline_sim.h"
+#include "core/scenario_io.h"
 #include "core/schedule.h"
 #include "core/trace.h"
 
@@ -476,6 +478,44 @@ private slots:
             const auto r = runUniform(s, 1, 2, 0);
             QVERIFY(r.bubble_overhead > 0 && r.bubble_overhead < 3.0 / m);
         }
+    }
+    // The core model reads the simulator: bubble and in-flight micro-batches (hence activation
+    // memory) follow the schedule chosen (MODEL_NOTES §3.3 / §6 oracles per schedule).
+    void evaluateUsesSimulator()
+    {
+        Scenario s = defaultScenario();
+        s.parallel.virtual_stages = 1;
+        s.parallel.schedule = Schedule::OneF1B;
+        const int p = s.parallel.pp, m = s.training.microbatches(s.parallel.dp);
+        QVERIFY(p >= 2 && m >= p);
+        Estimate e;
+        PipelineTimeline tl;
+        evaluate(s, e, nullptr, ModelConstants{}, &tl);
+        QVERIFY(tl.simulated);
+        QCOMPARE(e.time.bubble_fraction, tl.result.bubble_fraction);
+        QCOMPARE(e.time.bubble_overhead, tl.result.bubble_overhead);
+        for (int r = 0; r < p; ++r)
+            QCOMPARE(e.stages[std::size_t(r)].inflight_microbatches, double(p - r));
+        s.parallel.schedule = Schedule::GPipe;
+        evaluate(s, e);
+        for (int r = 0; r < p; ++r)
+            QCOMPARE(e.stages[std::size_t(r)].inflight_microbatches, double(m));
+        const double gpipeActivations = e.stages[0].activations;
+        s.parallel.schedule = Schedule::ZBH1; // (p − r)·M_B + r·M_W, M_W/M_B = 32/34
+        evaluate(s, e);
+        for (int r = 0; r < p; ++r)
+            QVERIFY(qFuzzyCompare(e.stages[std::size_t(r)].inflight_microbatches,
+                                  (p - r) + r * 32.0 / 34.0));
+        QVERIFY(e.stages[0].activations < gpipeActivations);
+        // The closed forms remain available for screening (ModelConstants::simulate_pipeline).
+        ModelConstants fast;
+        fast.simulate_pipeline = false;
+        s.parallel.schedule = Schedule::OneF1B;
+        Estimate c;
+        evaluate(s, c, nullptr, fast);
+        evaluate(s, e);
+        QCOMPARE(c.stages[0].inflight_microbatches, e.stages[0].inflight_microbatches);
+        QVERIFY(qAbs(c.time.step_seconds - e.time.step_seconds) < 0.05 * e.time.step_seconds);
     }
     // Buffers are reused: a second run of the same shape gives the same answer.
     void simulatorReuse()
