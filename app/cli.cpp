@@ -98,6 +98,10 @@ int run(const QStringList& arguments)
     QStringList args = arguments;
     const QStringList dirs = takePresetOptions(args);
     const QString first = args.value(1);
+    if (args.contains("--presets")) { // takePresetOptions() leaves a trailing one without DIR
+        QTextStream(stderr) << "error: --presets needs a folder (--presets DIR)\n";
+        return BadUsage;
+    }
     if (first == "--version" || first == "-v") {
         out << "paralens " << PARALENS_VERSION << "\n";
         return Ok;

@@ -241,9 +241,11 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
         const double window = (d.cp - 1) / d.cp;
         cpF = std::max(0.0, fwd - dense.core_f * window);
         cpB = std::max(0.0, bwd - 2 * dense.core_f * window);
-        if (tr.recompute == Recompute::Full)
+        cpHidden = fwd + bwd - cpF - cpB;
+        if (tr.recompute == Recompute::Full) { // the recomputed forward runs the ring again
             cpB += cpF;
-        cpHidden = fwd + bwd - cpF - cpB + (tr.recompute == Recompute::Full ? fwd - cpF : 0);
+            cpHidden += fwd - cpF;
+        }
     }
     double epF = 0, epB = 0, epHidden = 0;
     if (m.isMoe() && pl.ep > 1) {

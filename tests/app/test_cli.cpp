@@ -259,6 +259,9 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(oneErrorLine(r.err, "mine.json: preset id 'llama3-70b' already exists"),
                  qPrintable(r.err));
+        const Result noDir = run({"presets", "--presets"});
+        QCOMPARE(noDir.code, 2);
+        QVERIFY(oneErrorLine(noDir.err, "--presets needs a folder"));
         const Result bad = run({"--presets", dir.filePath("nothing-here"), "presets"});
         QCOMPARE(bad.code, 1);
         QVERIFY(oneErrorLine(bad.err, "not a folder"));
