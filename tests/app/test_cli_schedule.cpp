@@ -167,6 +167,28 @@ private slots:
             QCOMPARE(stats[rank].toObject()["peak_inflight_microbatches"].toInt(),
                      2 * (4 - rank - 1) + 4 * 4 + 1);
     }
+    // `paralens eval` reads the same simulation: its step time, bubble and in-flight counts
+    // (in whole-stage micro-batches, chunk-micro-batches / v) match the timeline.
+    void agreesWithEval()
+    {
+        QProcess p;
+        p.start(PARALENS_BIN, {"eval", kExample, "--json"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QJsonObject eval = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        const Result r = run({kExample, "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject sched = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(sched["step_seconds"].toDouble(), eval["time"]["step_seconds"].toDouble());
+        QCOMPARE(sched["bubble_fraction"].toDouble(), eval["time"]["bubble_fraction"].toDouble());
+        const QJsonArray stats = sched["stage_stats"].toArray();
+        const QJsonArray mem = eval["memory"]["stages"].toArray();
+        QCOMPARE(mem.size(), stats.size());
+        for (int i = 0; i < stats.size(); ++i)
+            QVERIFY(
+                qFuzzyCompare(mem[i].toObject()["inflight_microbatches"].toDouble(),
+                              stats[i].toObject()["peak_inflight_microbatches"].toDouble() / 5.0));
+    }
     void traceFileParses_data()
     {
         QTest::addColumn<QString>("schedule");
