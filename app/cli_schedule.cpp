@@ -142,6 +142,11 @@ int cmdSchedule(const QStringList& args)
         // The whole optimizer step, as `paralens eval` reports it (the timeline's span plus
         // exposed DP synchronisation, optimizer and the like); pipeline_seconds is the span.
         j["step_seconds"] = est.time.step_seconds;
+        // peak_inflight_microbatches counts chunk-micro-batches; inflight_microbatches is the
+        // figure `paralens eval` multiplies activations by (whole-stage micro-batches, plus
+        // 32/34 of one per pending weight-gradient pass in the zero-bubble schedules).
+        for (std::size_t i = 0; i < j["stage_stats"].size() && i < est.stages.size(); ++i)
+            j["stage_stats"][i]["inflight_microbatches"] = est.stages[i].inflight_microbatches;
         out << QString::fromStdString(j.dump(1)) << "\n";
     } else {
         printSummary(out, scenario, est, timeline);

@@ -188,6 +188,9 @@ private slots:
             QVERIFY(
                 qFuzzyCompare(mem[i].toObject()["inflight_microbatches"].toDouble(),
                               stats[i].toObject()["peak_inflight_microbatches"].toDouble() / 5.0));
+        for (int i = 0; i < stats.size(); ++i)
+            QCOMPARE(stats[i].toObject()["inflight_microbatches"].toDouble(),
+                     mem[i].toObject()["inflight_microbatches"].toDouble());
     }
     void traceFileParses_data()
     {
