@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <vector>
 
 namespace paralens {
@@ -110,7 +111,7 @@ struct MemoEntry
 {
     bool used = false;
     ScheduleParams params;
-    double p2p = 0;
+    std::vector<double> links; // p2p seconds per link (device r to r + 1 mod p)
     std::vector<StageTimes> stages;
     PipelineCost cost;
     std::vector<double> inflight;
@@ -149,10 +150,33 @@ bool sameStages(std::span<const StageTimes> a, const std::vector<StageTimes>& b)
     return true;
 }
 
+bool sameLinks(std::span<const double> a, const std::vector<double>& b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+double meanOf(std::span<const double> v)
+{
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    return v.empty() ? 0.0 : sum / double(v.size());
+}
+
 } // namespace
 
 PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
                           std::span<const StageTimes> stages, double p2p_seconds,
+                          std::span<double> inflight, PipelineTimeline* timeline)
+{
+    thread_local std::vector<double> links;
+    links.assign(stages.size(), p2p_seconds);
+    return pipelineCost(schedule, microbatches, virtual_stages, stages,
+                        std::span<const double>(links), inflight, timeline);
+}
+
+PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
+                          std::span<const StageTimes> stages, std::span<const double> p2p_links,
                           std::span<double> inflight, PipelineTimeline* timeline)
 {
     const int p = int(stages.size());
@@ -160,6 +184,10 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
         timeline->simulated = false;
     if (p == 0)
         return PipelineCost{};
+    if (p2p_links.size() != stages.size())
+        throw InputError("parallel.pp", "pipelineCost: " + std::to_string(p2p_links.size()) +
+                                            " p2p links for " + std::to_string(p) + " stages");
+    const double p2p_seconds = meanOf(p2p_links); // for the closed forms
     ParallelPlan plan;
     plan.schedule = schedule;
     plan.pp = p;
@@ -173,7 +201,7 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
     const std::size_t n = std::min(inflight.size(), std::size_t(p));
     if (!timeline)
         for (const MemoEntry& e : c.memo)
-            if (e.used && e.p2p == p2p_seconds && sameParams(e.params, params) &&
+            if (e.used && sameParams(e.params, params) && sameLinks(p2p_links, e.links) &&
                 sameStages(stages, e.stages)) {
                 std::copy_n(e.inflight.begin(), n, inflight.begin());
                 return e.cost;
@@ -200,7 +228,14 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
     t.weight_seconds.resize(S);
     t.activation_bytes.resize(S);
     t.weight_grad_bytes.resize(S);
-    t.p2p_seconds.assign(S - 1, std::max(0.0, p2p_seconds));
+    t.p2p_seconds.resize(S - 1);
+    for (std::size_t b = 0; b + 1 < S; ++b) {
+        // Boundary between model stages b and b + 1: the link between their devices (the
+        // same device costs nothing; the simulator skips it).
+        const int d0 = s.deviceOf(int(b)), d1 = s.deviceOf(int(b) + 1);
+        const int link = (d1 == (d0 + 1) % p) ? d0 : d1; // r → r + 1 (mod p), or back
+        t.p2p_seconds[b] = std::max(0.0, p2p_links[std::size_t(link)]);
+    }
     t.dp_sync_seconds.clear();
     t.record_memory_timeline = timeline != nullptr;
     for (std::size_t ms = 0; ms < S; ++ms) {
@@ -230,7 +265,7 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
     c.next = (c.next + 1) % SimCache::kMemo;
     e.used = true;
     e.params = params;
-    e.p2p = p2p_seconds;
+    e.links.assign(p2p_links.begin(), p2p_links.end());
     e.stages.assign(stages.begin(), stages.end());
     e.cost = out;
     e.inflight.resize(std::size_t(p));

@@ -60,6 +60,14 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
                           std::span<const StageTimes> stages, double p2p_seconds,
                           std::span<double> inflight, PipelineTimeline* timeline = nullptr);
 
+/// As above with a p2p time per link: p2p_links[r] (p entries) is one transfer between devices
+/// r and r + 1 (mod p; the last entry is the wrap-around link interleaved schedules use from
+/// device p − 1 back to device 0), so boundaries that leave a node can cost more than those
+/// inside one. Throws InputError when p2p_links.size() != stages.size().
+PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
+                          std::span<const StageTimes> stages, std::span<const double> p2p_links,
+                          std::span<double> inflight, PipelineTimeline* timeline = nullptr);
+
 /// The closed forms (MODEL_NOTES §6), generalised to unequal stages with t_r = F_r + B_r + W_r:
 /// the slowest stage runs m micro-batches, the others add their fill and drain once:
 ///   GPipe, 1F1B      m·max t + (Σ t − max t)                      ((m + p − 1)·t if equal)

@@ -5,6 +5,7 @@
 // (PP + 1)·M_B). See MODEL_NOTES.md §3.3 and §6. Hand-computed two-stage cases for comm / DP.
 #include "core/error.h"
 #include "core/evaluate.h"
+#include "core/pipeline_cost.h"
 #include "core/pipeline_sim.h"
 #include "core/scenario_io.h"
 #include "core/schedule.h"
@@ -516,6 +517,32 @@ private slots:
         evaluate(s, e);
         QCOMPARE(c.stages[0].inflight_microbatches, e.stages[0].inflight_microbatches);
         QVERIFY(qAbs(c.time.step_seconds - e.time.step_seconds) < 0.05 * e.time.step_seconds);
+    }
+    // A boundary that leaves a node costs more: per-link p2p times reach the simulation. GPipe
+    // crosses every link once on the fill and once on the drain (hand count).
+    void perLinkP2p()
+    {
+        const int p = 4, m = 8;
+        std::vector<StageTimes> st(p, StageTimes{1.0, 2.0, 0.0});
+        std::vector<double> inflight(p);
+        const std::vector<double> links{0.01, 0.5, 0.01, 0.0}; // link 1 (device 1 → 2) slow
+        PipelineCost c = pipelineCost(Schedule::GPipe, m, 1, st, links, inflight);
+        QVERIFY(qFuzzyCompare(c.p2p_exposed_seconds, 2 * (0.01 + 0.5 + 0.01)));
+        QVERIFY(qFuzzyCompare(c.step_seconds, (m + p - 1) * 3.0 + 2 * 0.52));
+        // Uniform links equal the single-value call, also for interleaved (wrap-around link).
+        const std::vector<double> same(p, 0.02);
+        const PipelineCost a = pipelineCost(Schedule::Interleaved1F1B, m, 2, st, same, inflight);
+        const PipelineCost b = pipelineCost(Schedule::Interleaved1F1B, m, 2, st, 0.02, inflight);
+        QCOMPARE(a.step_seconds, b.step_seconds);
+        // The wrap-around link only matters where chunks loop back (interleaved), not for 1F1B.
+        std::vector<double> wrap(p, 0.0);
+        wrap[p - 1] = 1.0;
+        QCOMPARE(pipelineCost(Schedule::OneF1B, m, 1, st, wrap, inflight).p2p_exposed_seconds, 0.0);
+        QVERIFY(
+            pipelineCost(Schedule::Interleaved1F1B, m, 2, st, wrap, inflight).p2p_exposed_seconds >=
+            2.0);
+        QVERIFY_THROWS_EXCEPTION(InputError, pipelineCost(Schedule::GPipe, m, 1, st,
+                                                          std::vector<double>(2, 0.0), inflight));
     }
     // Buffers are reused: a second run of the same shape gives the same answer.
     void simulatorReuse()
