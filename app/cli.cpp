@@ -29,6 +29,7 @@ const std::array kCommands{
     Command{"eval", "per-stage memory, step time and throughput of a scenario", cmdEval},
     Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
     Command{"search", "score every valid plan for a model on N GPUs; best first", cmdSearch},
+    Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
 };
 
 const Command* find(const QString& name)

@@ -407,8 +407,12 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
         }
     }
 
-    const PipelineCost pc = pipelineCost(pl.schedule, mb, pl.virtual_stages,
-                                         stage_times.first(std::size_t(p)), p2p, inflight);
+    const PipelineCost pc =
+        kc.simulate_pipeline || in.timeline
+            ? pipelineCost(pl.schedule, mb, pl.virtual_stages, stage_times.first(std::size_t(p)),
+                           p2p, inflight, in.timeline)
+            : closedFormPipelineCost(pl.schedule, mb, pl.virtual_stages,
+                                     stage_times.first(std::size_t(p)), p2p, inflight);
     // Tied embeddings on p > 1: the two copies' gradients are all-reduced once per step.
     double tied = 0;
     if (m.tied_embeddings && p > 1) {
