@@ -296,7 +296,7 @@ double stateBound(const Worker& w, int pp, int zero, int shard_group, int dp, in
 void runItem(Shared& sh, Worker& w, const Item& it)
 {
     const SearchOptions& opt = *sh.options;
-    static const ModelConstants constants;
+    const ModelConstants& constants = opt.screening;
     Scenario& sc = w.sc;
     ParallelPlan& pl = sc.parallel;
     pl = ParallelPlan{};
@@ -348,7 +348,7 @@ void runItem(Shared& sh, Worker& w, const Item& it)
                             ++w.pruned;
                             continue;
                         }
-                        evaluate(sc, w.est, opt.measured);
+                        evaluate(sc, w.est, opt.measured, constants);
                         ++w.scored;
                         if (!w.est.fits)
                             continue;
@@ -449,6 +449,50 @@ Scenario scenarioFor(const SearchSpace& space, const SearchPlan& plan)
     return s;
 }
 
+ModelConstants screeningConstants()
+{
+    ModelConstants k;
+    k.simulate_pipeline = false;
+    return k;
+}
+
+namespace {
+
+// Full evaluate() of a kept plan; false when it no longer fits.
+bool rescorePlan(const SearchSpace& space, const SearchOptions& options, SearchPlan& p,
+                 Estimate& est)
+{
+    evaluate(scenarioFor(space, p), est, options.measured);
+    p.tokens_per_second = est.throughput.tokens_per_second;
+    p.peak_bytes = est.peak_bytes;
+    p.mfu = est.throughput.mfu;
+    p.step_seconds = est.time.step_seconds;
+    return est.fits;
+}
+
+void rescoreAll(const SearchSpace& space, const SearchOptions& options, SearchResult& r)
+{
+    Estimate est;
+    auto rescoreList = [&](std::vector<SearchPlan>& plans) {
+        std::erase_if(plans, [&](SearchPlan& p) { return !rescorePlan(space, options, p, est); });
+    };
+    rescoreList(r.results);
+    rescoreList(r.sample);
+    rescoreList(r.pareto);
+    std::sort(r.results.begin(), r.results.end(), rankedBefore);
+    // The simulated figures can reorder the front: keep its non-dominated members.
+    std::sort(r.pareto.begin(), r.pareto.end(), [](const SearchPlan& a, const SearchPlan& b) {
+        return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : rankedBefore(a, b);
+    });
+    std::vector<SearchPlan> front;
+    for (const SearchPlan& p : r.pareto)
+        if (front.empty() || p.tokens_per_second > front.back().tokens_per_second)
+            front.push_back(p);
+    r.pareto = std::move(front);
+}
+
+} // namespace
+
 SearchResult search(const SearchSpace& space, const SearchOptions& options)
 {
     const auto start = Clock::now();
@@ -527,6 +571,8 @@ SearchResult search(const SearchSpace& space, const SearchOptions& options)
     result.results = std::move(all.heap);
     std::sort(result.results.begin(), result.results.end(), rankedBefore);
     result.pareto = std::move(all.front);
+    if (options.rescore)
+        rescoreAll(space, options, result);
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (options.progress && !result.cancelled)
         options.progress(1.0, result.evaluated);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 #include "core/collective.h"
+#include "core/constants.h"
 #include "core/scenario.h"
 
 #include <atomic>
@@ -10,6 +11,9 @@
 #include <vector>
 
 namespace paralens {
+
+/// ModelConstants{} with the pipeline simulator off (closed-form bubble and in-flight counts).
+ModelConstants screeningConstants();
 
 /// The problem a search solves and the dimensions it may vary (issue 7).
 ///
@@ -69,6 +73,14 @@ struct SearchOptions
     const std::atomic<bool>* cancel = nullptr;
     /// Measured performance passed to evaluate() (nullptr = datasheet figures).
     const MeasuredPerformance* measured = nullptr;
+    /// Constants every plan is screened with. The default prices the pipeline bubble with
+    /// the closed forms (MODEL_NOTES §6), about 40x cheaper than the event simulator.
+    ModelConstants screening = screeningConstants();
+    /// Re-score the kept plans (top K, front, sample) with the full evaluate(), simulator
+    /// included, so every figure returned equals what `paralens eval` shows for that plan;
+    /// the top K is then re-sorted and the front re-filtered. Off only for tests that compare
+    /// the screening with a brute-force loop.
+    bool rescore = true;
     /// Skip the full evaluate() of plans whose model states alone exceed the GPU memory (they
     /// cannot fit, so they are never in the top K or on the front). Off only for tests.
     bool prune = true;

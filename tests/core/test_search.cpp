@@ -164,7 +164,7 @@ Brute bruteForce(const SearchSpace& sp)
                                                     if (!isRunnable(s))
                                                         continue;
                                                     ++out.runnable;
-                                                    evaluate(s, e);
+                                                    evaluate(s, e, nullptr, screeningConstants());
                                                     if (!e.fits)
                                                         continue;
                                                     ++out.feasible;
@@ -203,13 +203,16 @@ std::vector<std::pair<double, double>> bruteFront(const Brute& br)
     return front;
 }
 
-void checkPlansValid(const SearchSpace& sp, const std::vector<SearchPlan>& plans)
+/// `k`: the constants the plans were scored with (screening, or the full model when rescored).
+void checkPlansValid(const SearchSpace& sp, const std::vector<SearchPlan>& plans,
+                     const ModelConstants& k = screeningConstants())
 {
     for (const SearchPlan& p : plans) {
         const Scenario s = scenarioFor(sp, p);
         const auto errors = validate(s);
         QVERIFY2(errors.empty(), errors.empty() ? "" : errors.front().message.c_str());
-        const Estimate e = evaluate(s);
+        Estimate e;
+        evaluate(s, e, nullptr, k);
         QVERIFY(e.fits);
         QCOMPARE(e.throughput.tokens_per_second, p.tokens_per_second);
         QCOMPARE(e.peak_bytes, p.peak_bytes);
@@ -262,12 +265,39 @@ private slots:
     void cancelFromFlagWithin100ms();
     void badProblemNamesField();
     void impossiblePinGivesNoPlans();
+    void rescoredPlansEqualEval();
 };
+
+// With rescoring on (the default), every returned figure is the full evaluate()'s, the
+// simulator included, and the lists keep their order and front properties.
+void TestSearch::rescoredPlansEqualEval()
+{
+    const SearchSpace sp = space(tinyDense(), smallH100(6), 16, 32, 2048);
+    SearchOptions opt;
+    opt.top_k = 25;
+    opt.sample = 50;
+    const SearchResult r = search(sp, opt);
+    QVERIFY(!r.results.empty());
+    for (const auto* list : {&r.results, &r.pareto, &r.sample})
+        for (const SearchPlan& p : *list) {
+            const Estimate e = evaluate(scenarioFor(sp, p));
+            QVERIFY(e.fits);
+            QCOMPARE(e.throughput.tokens_per_second, p.tokens_per_second);
+            QCOMPARE(e.peak_bytes, p.peak_bytes);
+            QCOMPARE(e.time.step_seconds, p.step_seconds);
+        }
+    for (std::size_t i = 1; i < r.results.size(); ++i)
+        QVERIFY(!rankedBefore(r.results[i], r.results[i - 1]));
+    for (const SearchPlan& a : r.pareto)
+        for (const SearchPlan& b : r.pareto)
+            QVERIFY(&a == &b || !dominates(a, b));
+}
 
 void TestSearch::denseMatchesBruteForce()
 {
     const SearchSpace sp = space(tinyDense(), smallH100(6), 16, 32, 2048);
     SearchOptions opt;
+    opt.rescore = false; // compared with the screening brute force
     opt.top_k = 25;
     const SearchResult r = search(sp, opt);
     qInfo("dense: %llu plans, %llu pruned, %llu fit", (unsigned long long)r.evaluated,
@@ -281,6 +311,7 @@ void TestSearch::moeMatchesBruteForce()
 {
     const SearchSpace sp = space(tinyMoe(), smallH100(4), 16, 16, 1024);
     SearchOptions opt;
+    opt.rescore = false; // compared with the screening brute force
     opt.top_k = 15;
     const SearchResult r = search(sp, opt);
     bool expertParallel = false;
@@ -300,6 +331,7 @@ void TestSearch::pruningKeepsTheAnswer()
 {
     const SearchSpace sp = space(tinyDense(), smallH100(5), 16, 32, 2048);
     SearchOptions on, off;
+    on.rescore = off.rescore = false;
     on.top_k = off.top_k = 40;
     off.prune = false;
     const SearchResult a = search(sp, on), b = search(sp, off);
@@ -320,6 +352,7 @@ void TestSearch::threadCountDoesNotChangeTheAnswer()
 {
     const SearchSpace sp = space(tinyDense(), smallH100(8), 16, 32, 2048);
     SearchOptions one, four;
+    one.rescore = four.rescore = false;
     one.threads = 1;
     four.threads = 4;
     one.top_k = four.top_k = 30;
@@ -345,6 +378,7 @@ void TestSearch::pinnedDimensionsRespected()
     sp.zero = 1;
     sp.sequence_parallel = true;
     SearchOptions opt;
+    opt.rescore = false; // compared with the screening brute force
     opt.top_k = 50;
     const SearchResult r = search(sp, opt);
     QVERIFY(!r.results.empty());
@@ -391,13 +425,14 @@ void TestSearch::paretoFrontNonDominated()
     }
     // The fastest plan is on the front (nothing is faster), as its last member.
     QCOMPARE(r.pareto.back().tokens_per_second, r.results.front().tokens_per_second);
-    checkPlansValid(sp, r.pareto);
+    checkPlansValid(sp, r.pareto, ModelConstants{}); // rescored with the full model
 }
 
 void TestSearch::topKSortedBestFirst()
 {
     const SearchSpace sp = space(tinyDense(), smallH100(12), 16, 32, 2048);
     SearchOptions opt;
+    opt.rescore = false; // compared with the screening brute force
     opt.top_k = 7;
     const SearchResult r = search(sp, opt);
     QCOMPARE(r.results.size(), std::size_t(7));
@@ -411,6 +446,7 @@ void TestSearch::progressReported()
 {
     const SearchSpace sp = space(tinyDense(), smallH100(8), 16, 32, 2048);
     SearchOptions opt;
+    opt.rescore = false; // compared with the screening brute force
     opt.progress_interval_seconds = 0.001;
     std::vector<double> fractions;
     std::uint64_t lastEvaluated = 0;
@@ -431,6 +467,7 @@ void TestSearch::sampleOfFittingPlans()
 {
     const SearchSpace sp = space(tinyDense(), smallH100(6), 16, 32, 2048);
     SearchOptions opt;
+    opt.rescore = false; // compared with the screening brute force
     opt.sample = 500;
     const SearchResult r = search(sp, opt);
     QVERIFY(r.feasible > 5000);
@@ -457,7 +494,8 @@ void TestSearch::cancelFromCallbackWithin100ms()
 {
     SearchSpace sp = space(gpt3_175b(), a100_80gb(), 1024, 1536, 2048);
     SearchOptions opt;
-    opt.threads = 2; // about a second of work even on a many-core machine
+    opt.rescore = false; // compared with the screening brute force
+    opt.threads = 2;     // about a second of work even on a many-core machine
     opt.progress_interval_seconds = 0.005;
     Clock::time_point requested{};
     int calls = 0;
@@ -480,6 +518,7 @@ void TestSearch::cancelFromFlagWithin100ms()
     SearchSpace sp = space(gpt3_175b(), a100_80gb(), 1024, 1536, 2048);
     std::atomic<bool> cancel{false};
     SearchOptions opt;
+    opt.rescore = false; // compared with the screening brute force
     opt.cancel = &cancel;
     opt.threads = 2; // about a second of work even on a many-core machine
     Clock::time_point requested{};
