@@ -26,6 +26,8 @@ const std::array kCommands{
     Command{"presets", "list the model and hardware presets", cmdPresets},
     Command{"calibrate", "fit a calibration profile from nccl-tests logs / measurements",
             cmdCalibrate},
+    Command{"eval", "per-stage memory, step time and throughput of a scenario", cmdEval},
+    Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
 };
 
 const Command* find(const QString& name)
