@@ -39,6 +39,18 @@ QString describe(const std::exception& e)
     return msg;
 }
 
+/// "1 GPU", "8 GPUs" (no translator is installed for the plural forms of %n).
+QString count(int n, const QString& one, const QString& many)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
+}
+
+/// "PATH: message", unless the message already starts with the path (core's "file:line: ...").
+QString withPath(const QString& path, const QString& message)
+{
+    return message.startsWith(path) ? message : path + QStringLiteral(": ") + message;
+}
+
 QString lastDir()
 {
     return QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
@@ -138,7 +150,7 @@ QString CalibrationPanel::errorText() const
 
 bool CalibrationPanel::isMeasuring() const
 {
-    return m_run && m_run->state() != QProcess::NotRunning;
+    return m_measuring;
 }
 
 QString CalibrationPanel::locateMeasureTool()
@@ -198,7 +210,7 @@ bool CalibrationPanel::importFiles(const QStringList& paths)
                 addNcclLog(next, parseNcclLog(text, config), source);
             }
         } catch (const std::exception& e) {
-            showError(tr("Could not import %1: %2").arg(path, describe(e)));
+            showError(tr("Could not import %1").arg(withPath(path, describe(e))));
             return false;
         }
     }
@@ -213,7 +225,7 @@ bool CalibrationPanel::loadProfile(const QString& path)
         setProfile(p, QFileInfo(path).absoluteFilePath());
         return true;
     } catch (const std::exception& e) {
-        showError(tr("Could not load %1: %2").arg(path, describe(e)));
+        showError(tr("Could not load %1").arg(withPath(path, describe(e))));
         return false;
     }
 }
@@ -317,13 +329,14 @@ void CalibrationPanel::updateSummary()
     if (!s.gpu_name.empty())
         parts << QString::fromStdString(s.gpu_name);
     if (s.gpu_count > 0)
-        parts << tr("%n GPU(s)", nullptr, s.gpu_count) +
-                     tr(" on %n node(s)", nullptr, std::max(1, s.nodes));
+        parts << tr("%1 on %2")
+                     .arg(count(s.gpu_count, tr("GPU"), tr("GPUs")),
+                          count(std::max(1, s.nodes), tr("node"), tr("nodes")));
     if (!s.nccl_version.empty())
         parts << tr("NCCL %1").arg(QString::fromStdString(s.nccl_version));
-    parts << tr("%n curve(s)", nullptr, int(m_profile.collectives.size()));
+    parts << count(int(m_profile.collectives.size()), tr("curve"), tr("curves"));
     if (!m_profile.gemm.empty())
-        parts << tr("%n GEMM shape(s)", nullptr, int(m_profile.gemm.size()));
+        parts << count(int(m_profile.gemm.size()), tr("GEMM shape"), tr("GEMM shapes"));
     if (m_profile.hbm_gbps)
         parts << tr("HBM %1 GB/s").arg(*m_profile.hbm_gbps, 0, 'f', 0);
     parts << (m_path.isEmpty() ? tr("not saved") : QDir::toNativeSeparators(m_path));
@@ -332,7 +345,8 @@ void CalibrationPanel::updateSummary()
     for (const auto& w : m_profile.warnings)
         warnings << QString::fromStdString(w);
     if (!warnings.isEmpty())
-        text += tr(" · %n warning(s) (hover)", nullptr, int(warnings.size()));
+        text += QStringLiteral(" · ") + count(int(warnings.size()), tr("warning"), tr("warnings")) +
+                tr(" (hover)");
     m_summaryLabel->setText(text);
     m_summaryLabel->setToolTip(warnings.join(QLatin1Char('\n')));
 }
@@ -401,9 +415,9 @@ void CalibrationPanel::probeFinished(int exitCode, QProcess::ExitStatus status)
             m_measureStatus = tr("Measurement unavailable: paralens-measure lists no GPU.");
         } else {
             m_measureState = MeasureState::Available;
-            m_measureStatus =
-                tr("Run paralens-measure on %n local GPU(s): %1", nullptr, int(names.size()))
-                    .arg(names.join(QStringLiteral(", ")));
+            m_measureStatus = tr("Run paralens-measure on %1: %2")
+                                  .arg(count(int(names.size()), tr("local GPU"), tr("local GPUs")),
+                                       names.join(QStringLiteral(", ")));
         }
     } else {
         m_measureState = MeasureState::Failed;
@@ -448,6 +462,7 @@ bool CalibrationPanel::startMeasurement(const QString& outPath, const QStringLis
 
 void CalibrationPanel::setMeasuring(bool on)
 {
+    m_measuring = on;
     m_progress->setVisible(on);
     m_cancelButton->setVisible(on);
     m_cancelButton->setEnabled(on);
@@ -500,7 +515,8 @@ void CalibrationPanel::readProgress()
             what += QStringLiteral(": %1 %2").arg(o.value(QStringLiteral("label")).toString(),
                                                   o.value(QStringLiteral("dtype")).toString());
         else if (phase == QLatin1String("start"))
-            what = tr("started on %n GPU(s)", nullptr, o.value(QStringLiteral("gpus")).toInt());
+            what = tr("started on %1")
+                       .arg(count(o.value(QStringLiteral("gpus")).toInt(), tr("GPU"), tr("GPUs")));
         if (total > 0 && done >= 0)
             what += QStringLiteral(" (%1/%2)").arg(done).arg(total);
         m_progressLabel->setText(what);

@@ -131,6 +131,7 @@ private:
     QByteArray m_stderrBuffer;
     QStringList m_runErrors;
     bool m_cancelled = false;
+    bool m_measuring = false;
     int m_graceMs = 3000;
 };
 

@@ -62,14 +62,6 @@ QVector<double> vec(const std::vector<double>& v)
     return QVector<double>(v.begin(), v.end());
 }
 
-void setupAxes(QCustomPlot* plot)
-{
-    plot->setBackground(Qt::transparent);
-    plot->setAttribute(Qt::WA_OpaquePaintEvent, false);
-    plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new ByteTicker));
-}
-
 } // namespace
 
 QString formatBytes(double bytes)
@@ -93,36 +85,47 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
     m_curveCombo = new QComboBox(this);
     m_curveCombo->setObjectName(QStringLiteral("calibrationCurveCombo"));
     m_curveCombo->setAccessibleName(tr("Measured curve"));
-    m_curveCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_curveCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_curveCombo->setMinimumContentsLength(48);
     auto* pick = new QLabel(tr("&Curve:"), this);
     pick->setBuddy(m_curveCombo);
     m_fitLabel = new QLabel(this);
     m_fitLabel->setObjectName(QStringLiteral("calibrationFitLabel"));
     m_fitLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    // One plot, two axis rects: bandwidth above, residuals below, left edges aligned.
     m_plot = new QCustomPlot(this);
-    m_plot->setObjectName(QStringLiteral("calibrationBandwidthPlot"));
-    m_plot->setAccessibleName(tr("Bus bandwidth against message size"));
-    m_residualPlot = new QCustomPlot(this);
-    m_residualPlot->setObjectName(QStringLiteral("calibrationResidualPlot"));
-    m_residualPlot->setAccessibleName(tr("Fit residuals in percent"));
-    for (auto* p : {m_plot, m_residualPlot}) {
-        setupAxes(p);
-        p->setMouseTracking(true);
-        connect(p, &QCustomPlot::mouseMove, this, [this, p](QMouseEvent* e) { hover(p, e); });
-    }
-    m_plot->setMinimumHeight(220);
-    m_residualPlot->setMinimumHeight(110);
+    m_plot->setObjectName(QStringLiteral("calibrationPlot"));
+    m_plot->setAccessibleName(tr("Bus bandwidth against message size, and fit residuals"));
+    m_plot->setBackground(Qt::transparent);
+    m_plot->setAttribute(Qt::WA_OpaquePaintEvent, false);
+    m_plot->setMinimumHeight(340);
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &CalibrationView::hover);
 
-    m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    QCPAxisRect* top = m_plot->axisRect();
+    m_residualRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(1, 0, m_residualRect);
+    m_plot->plotLayout()->setRowStretchFactors({3, 1});
+    auto* group = new QCPMarginGroup(m_plot);
+    top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    m_residualRect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    for (auto* rect : {top, m_residualRect}) {
+        rect->axis(QCPAxis::atBottom)->setScaleType(QCPAxis::stLogarithmic);
+        rect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new ByteTicker));
+    }
+    top->axis(QCPAxis::atBottom)->setLabel(tr("message size"));
+    m_residualRect->axis(QCPAxis::atBottom)->setLabel(tr("message size"));
+    QCPAxis* y = top->axis(QCPAxis::atLeft);
+    y->setScaleType(QCPAxis::stLogarithmic);
     auto yTicker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
     yTicker->setSubTickCount(8);
-    m_plot->yAxis->setTicker(yTicker);
-    m_plot->yAxis->setNumberFormat(QStringLiteral("g"));
-    m_plot->yAxis->setLabel(tr("bus bandwidth (GB/s)"));
-    m_plot->xAxis->setLabel(tr("message size"));
-    m_residualPlot->xAxis->setLabel(tr("message size"));
-    m_residualPlot->yAxis->setLabel(tr("fit − measured (%)"));
+    y->setTicker(yTicker);
+    y->setNumberFormat(QStringLiteral("g"));
+    y->setLabel(tr("bus bandwidth (GB/s)"));
+    QCPAxis* ry = m_residualRect->axis(QCPAxis::atLeft);
+    ry->setLabel(tr("time: fit − measured (%)"));
+    ry->ticker()->setTickCount(4);
 
     m_datasheet = m_plot->addGraph();
     m_datasheet->setName(tr("datasheet model (before calibration)"));
@@ -131,35 +134,40 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
     m_measured = m_plot->addGraph();
     m_measured->setName(tr("measured"));
     m_measured->setLineStyle(QCPGraph::lsNone);
-    m_residuals = m_residualPlot->addGraph();
+    m_residuals = m_plot->addGraph(m_residualRect->axis(QCPAxis::atBottom), ry);
     m_residuals->setName(tr("residual"));
     m_residuals->setLineStyle(QCPGraph::lsNone);
-    m_zeroLine = new QCPItemStraightLine(m_residualPlot);
+    m_residuals->removeFromLegend();
+    m_zeroLine = new QCPItemStraightLine(m_plot);
+    m_zeroLine->setClipAxisRect(m_residualRect);
+    for (auto* pos : {m_zeroLine->point1, m_zeroLine->point2})
+        pos->setAxes(m_residualRect->axis(QCPAxis::atBottom), ry);
     m_zeroLine->point1->setCoords(1, 0);
     m_zeroLine->point2->setCoords(2, 0);
     m_zeroLine->setSelectable(false);
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
+    top->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
     m_emptyText = new QCPItemText(m_plot);
     m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_emptyText->position->setAxisRect(top);
     m_emptyText->position->setCoords(0.5, 0.4);
     m_emptyText->setText(
         tr("No calibration profile.\nImport an nccl-tests log or load a profile."));
 
     // The residual panel shares the size axis with the bandwidth plot.
-    connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
-            m_residualPlot->xAxis, qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(top->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
+            m_residualRect->axis(QCPAxis::atBottom),
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
 
-    auto* top = new QHBoxLayout;
-    top->addWidget(pick);
-    top->addWidget(m_curveCombo);
-    top->addSpacing(12);
-    top->addWidget(m_fitLabel, 1);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(pick);
+    bar->addWidget(m_curveCombo);
+    bar->addSpacing(12);
+    bar->addWidget(m_fitLabel, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(top);
-    layout->addWidget(m_plot, 3);
-    layout->addWidget(m_residualPlot, 1);
+    layout->addLayout(bar);
+    layout->addWidget(m_plot, 1);
 
     connect(m_curveCombo, &QComboBox::currentIndexChanged, this, [this](int row) {
         const int index = row < 0 ? -1 : m_curveCombo->itemData(row).toInt();
@@ -322,15 +330,14 @@ void CalibrationView::rebuild()
     if (first) {
         xlo = 1024, xhi = 1 << 30, ylo = 1, yhi = 1000;
     }
-    m_plot->xAxis->setRange(xlo / 1.5, xhi * 1.5);
-    m_plot->yAxis->setRange(ylo / 1.6, yhi * 1.6);
+    m_plot->xAxis->setRange(xlo / 1.4, xhi * 1.4);
+    m_plot->yAxis->setRange(ylo / 1.2, yhi * 1.25);
     double r = 1.0;
     for (double v : m_chart.residual_pct)
         r = std::max(r, std::abs(v));
-    m_residualPlot->yAxis->setRange(-1.25 * r, 1.25 * r);
-    m_residualPlot->xAxis->setRange(m_plot->xAxis->range());
+    m_residualRect->axis(QCPAxis::atLeft)->setRange(-1.25 * r, 1.25 * r);
+    m_residualRect->axis(QCPAxis::atBottom)->setRange(m_plot->xAxis->range());
     m_plot->replot();
-    m_residualPlot->replot();
 }
 
 void CalibrationView::applyColors()
@@ -342,8 +349,8 @@ void CalibrationView::applyColors()
     const QColor measured = dark ? kSkyBlue : kBlue;
     QColor grid = text;
     grid.setAlpha(40);
-    for (auto* p : {m_plot, m_residualPlot}) {
-        for (auto* axis : {p->xAxis, p->yAxis}) {
+    for (auto* rect : {m_plot->axisRect(), m_residualRect}) {
+        for (auto* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
             axis->setBasePen(QPen(text));
             axis->setTickPen(QPen(text));
             axis->setSubTickPen(QPen(text));
@@ -370,7 +377,6 @@ void CalibrationView::applyColors()
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(measured, 1.5), QBrush(fill), 8));
     m_zeroLine->setPen(QPen(kVermillion, 1.5));
     m_plot->replot();
-    m_residualPlot->replot();
 }
 
 void CalibrationView::changeEvent(QEvent* event)
@@ -380,14 +386,17 @@ void CalibrationView::changeEvent(QEvent* event)
         applyColors();
 }
 
-int CalibrationView::nearestPoint(QCustomPlot* plot, const QPointF& pos) const
+int CalibrationView::nearestPoint(const QPointF& pos) const
 {
-    const auto& ys = plot == m_plot ? m_chart.measured_busbw_gbps : m_chart.residual_pct;
+    const bool residual = m_residualRect->rect().contains(pos.toPoint());
+    const auto& ys = residual ? m_chart.residual_pct : m_chart.measured_busbw_gbps;
+    const QCPAxis* xa = residual ? m_residualRect->axis(QCPAxis::atBottom) : m_plot->xAxis;
+    const QCPAxis* ya = residual ? m_residualRect->axis(QCPAxis::atLeft) : m_plot->yAxis;
     int best = -1;
     double bestD = 14.0 * 14.0; // pixels²: close enough to mean that point
     for (size_t i = 0; i < m_chart.size_bytes.size() && i < ys.size(); ++i) {
-        const double px = plot->xAxis->coordToPixel(m_chart.size_bytes[i]);
-        const double py = plot->yAxis->coordToPixel(ys[i]);
+        const double px = xa->coordToPixel(m_chart.size_bytes[i]);
+        const double py = ya->coordToPixel(ys[i]);
         const double d = (px - pos.x()) * (px - pos.x()) + (py - pos.y()) * (py - pos.y());
         if (d < bestD) {
             bestD = d;
@@ -417,14 +426,14 @@ QString CalibrationView::pointToolTip(int i) const
     return s;
 }
 
-void CalibrationView::hover(QCustomPlot* plot, QMouseEvent* event)
+void CalibrationView::hover(QMouseEvent* event)
 {
-    const int i = nearestPoint(plot, event->position());
+    const int i = nearestPoint(event->position());
     if (i < 0) {
         QToolTip::hideText();
         return;
     }
-    QToolTip::showText(event->globalPosition().toPoint(), pointToolTip(i), plot);
+    QToolTip::showText(event->globalPosition().toPoint(), pointToolTip(i), m_plot);
 }
 
 } // namespace paralens

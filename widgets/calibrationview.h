@@ -10,6 +10,7 @@
 class QComboBox;
 class QLabel;
 class QCustomPlot;
+class QCPAxisRect;
 class QCPGraph;
 class QCPItemText;
 class QCPItemStraightLine;
@@ -47,8 +48,9 @@ public:
     /// The text of the hover tooltip for measured point `i` of the current curve.
     QString pointToolTip(int i) const;
 
-    QCustomPlot* bandwidthPlot() const { return m_plot; }
-    QCustomPlot* residualPlot() const { return m_residualPlot; }
+    /// One QCustomPlot: the bandwidth axis rect (axisRect(0)) above the residual one.
+    QCustomPlot* plot() const { return m_plot; }
+    QCPAxisRect* residualAxisRect() const { return m_residualRect; }
     QCPGraph* measuredGraph() const { return m_measured; }
     QCPGraph* datasheetGraph() const { return m_datasheet; }
     QCPGraph* fittedGraph() const { return m_fitted; }
@@ -64,8 +66,8 @@ private:
     void rebuildCombo();
     void rebuild();
     void applyColors();
-    void hover(QCustomPlot* plot, QMouseEvent* event);
-    int nearestPoint(QCustomPlot* plot, const QPointF& pos) const;
+    void hover(QMouseEvent* event);
+    int nearestPoint(const QPointF& pos) const;
 
     CalibrationProfile m_profile;
     std::optional<ClusterSpec> m_cluster;
@@ -75,7 +77,7 @@ private:
     QComboBox* m_curveCombo = nullptr;
     QLabel* m_fitLabel = nullptr;
     QCustomPlot* m_plot = nullptr;
-    QCustomPlot* m_residualPlot = nullptr;
+    QCPAxisRect* m_residualRect = nullptr;
     QCPGraph* m_measured = nullptr;
     QCPGraph* m_datasheet = nullptr;
     QCPGraph* m_fitted = nullptr;

@@ -176,14 +176,14 @@ private slots:
         light.setColor(QPalette::WindowText, Qt::black);
         v.setPalette(light);
         QCOMPARE(v.measuredGraph()->pen().color(), QColor(0x00, 0x72, 0xB2));
-        QCOMPARE(v.bandwidthPlot()->xAxis->tickLabelColor(), QColor(Qt::black));
+        QCOMPARE(v.plot()->xAxis->tickLabelColor(), QColor(Qt::black));
         QPalette dark;
         dark.setColor(QPalette::Window, QColor(30, 30, 30));
         dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
         v.setPalette(dark);
         QCOMPARE(v.measuredGraph()->pen().color(), QColor(0x56, 0xB4, 0xE9));
-        QCOMPARE(v.bandwidthPlot()->xAxis->tickLabelColor(), QColor(230, 230, 230));
-        QCOMPARE(v.residualPlot()->yAxis->labelColor(), QColor(230, 230, 230));
+        QCOMPARE(v.plot()->xAxis->tickLabelColor(), QColor(230, 230, 230));
+        QCOMPARE(v.residualAxisRect()->axis(QCPAxis::atLeft)->labelColor(), QColor(230, 230, 230));
         // Measured, fitted and datasheet keep distinct Okabe-Ito colours.
         QVERIFY(v.fittedGraph()->pen().color() != v.measuredGraph()->pen().color());
         QVERIFY(v.fittedGraph()->pen().color() != v.datasheetGraph()->pen().color());
