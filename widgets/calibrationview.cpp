@@ -280,6 +280,7 @@ void CalibrationView::rebuild()
         else
             g->removeFromLegend();
     m_emptyText->setVisible(!have);
+    m_plot->legend->setVisible(have);
     if (!have)
         m_emptyText->setText(curveCount() == 0 && m_profile.gemm.empty()
                                  ? tr("No calibration profile.\nImport an nccl-tests log or "
