@@ -47,6 +47,7 @@ Subcommands:
   gemm          cuBLASLt BF16 (and FP8 where supported) TFLOP/s per shape
   membw         HBM bandwidth: device-to-device copy and a streaming kernel
   all           the three above
+  devices       list the visible GPUs as JSON on stdout (exit 3 when there is none)
 
 Options (collectives follow nccl-tests' flags; sizes take K, M, G suffixes):
   -b, --minbytes SIZE     smallest message (default 32M)
@@ -174,6 +175,60 @@ SystemInfo systemInfo(const World& world)
     return s;
 }
 
+std::string jsonEscape(const std::string& s)
+{
+    std::string out;
+    for (const char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        if (static_cast<unsigned char>(c) >= 0x20)
+            out += c;
+    }
+    return out;
+}
+
+/// `devices`: the GPUs this process sees, without NCCL or MPI, so a GUI can probe cheaply.
+int listDevices()
+{
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+        e == cudaErrorInitializationError || e == cudaErrorSystemDriverMismatch ||
+        (e == cudaSuccess && count == 0)) {
+        std::fprintf(stderr, "error: no CUDA device visible\n");
+        return ExitNoDevice;
+    }
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "error: cudaGetDeviceCount: %s\n", cudaGetErrorString(e));
+        return ExitFailure;
+    }
+    std::string out = "{\"devices\":[";
+    for (int i = 0; i < count; ++i) {
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
+            continue;
+        char pci[32] = {};
+        cudaDeviceGetPCIBusId(pci, sizeof pci, i);
+        char item[512];
+        std::snprintf(item, sizeof item,
+                      "%s{\"index\":%d,\"name\":\"%s\",\"memory_bytes\":%zu,"
+                      "\"compute_capability\":\"%d.%d\",\"pci_bus_id\":\"%s\"}",
+                      i ? "," : "", i, jsonEscape(prop.name).c_str(), prop.totalGlobalMem,
+                      prop.major, prop.minor, jsonEscape(pci).c_str());
+        out += item;
+    }
+    int v = 0;
+    out += "],\"cuda_runtime\":\"";
+    if (cudaRuntimeGetVersion(&v) == cudaSuccess)
+        out += versionString(v);
+    out += "\",\"cuda_driver\":\"";
+    if (cudaDriverGetVersion(&v) == cudaSuccess)
+        out += versionString(v);
+    out += "\"}\n";
+    std::fputs(out.c_str(), stdout);
+    return ExitOk;
+}
+
 std::string nowIso()
 {
     const std::time_t t = std::time(nullptr);
@@ -253,7 +308,8 @@ int main(int argc, char** argv)
         }
         if (cmd.empty())
             throw std::invalid_argument("no subcommand (collectives, gemm, membw, all)");
-        if (cmd != "collectives" && cmd != "gemm" && cmd != "membw" && cmd != "all")
+        if (cmd != "collectives" && cmd != "gemm" && cmd != "membw" && cmd != "all" &&
+            cmd != "devices")
             throw std::invalid_argument("unknown subcommand '" + cmd + "'");
         if (opt.iters < 1 || opt.warmup < 0 || opt.factor < 1 || opt.min_bytes <= 0 ||
             opt.max_bytes < opt.min_bytes || opt.timeout_seconds <= 0)
@@ -261,6 +317,8 @@ int main(int argc, char** argv)
     } catch (const std::exception& e) { // std::stod/stoi throw invalid_argument/out_of_range
         return usageError(e.what());
     }
+    if (cmd == "devices")
+        return listDevices();
     std::vector<GemmShape> shapes =
         opt.shapes.empty() ? std::vector<GemmShape>{} : parseShapes(opt.shapes);
     if (!opt.scenario.empty()) {
