@@ -19,6 +19,7 @@ struct Command
 // The subcommand table; `paralens --help` lists it in this order.
 const std::array kCommands{
     Command{"check", "validate a scenario and print it normalised", cmdCheck},
+    Command{"export", "write a chart as PNG, SVG or PDF", cmdExport},
     Command{"presets", "list the model and hardware presets", cmdPresets},
 };
 
@@ -47,6 +48,11 @@ int fail(const QString& message)
 {
     QTextStream(stderr) << "error: " << message << "\n";
     return BadInput;
+}
+
+bool needsGui(const QStringList& args)
+{
+    return args.size() >= 2 && args.at(1) == QLatin1String("export");
 }
 
 bool wantsCli(const QStringList& args)

@@ -8,6 +8,7 @@ namespace paralens::cli {
 
 int cmdPresets(const QStringList& args);
 int cmdCheck(const QStringList& args);
+int cmdExport(const QStringList& args);
 
 /// Prints "error: <message>" on stderr and returns the exit code for bad input.
 int fail(const QString& message);

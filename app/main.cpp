@@ -13,6 +13,16 @@ int main(int argc, char** argv)
     for (int i = 0; i < argc; ++i)
         args << QString::fromLocal8Bit(argv[i]);
 
+    // Drawing subcommands need widgets but no screen: offscreen when there is no display.
+    if (paralens::cli::needsGui(args)) {
+        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        QCoreApplication::setApplicationName("paralens");
+        QCoreApplication::setOrganizationName("ParaLens");
+        return paralens::cli::run(args);
+    }
     // Subcommands run without a GUI platform, so they work over ssh and in CI.
     if (paralens::cli::wantsCli(args)) {
         QCoreApplication app(argc, argv);
@@ -28,6 +38,7 @@ int main(int argc, char** argv)
     QApplication::setApplicationVersion(PARALENS_VERSION);
     QApplication::setDesktopFileName("io.github.paralens.ParaLens");
     paralens::MainWindow window;
+    window.restoreSession(args.size() <= 1);
     if (args.size() > 1)
         window.openFile(args.at(1));
     window.show();

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/topologyview.h"
+#if __has_include("core/topology.h") // until branch `model` is merged
+#include "core/topology.h"
+#else
+namespace paralens {
+struct RankCoordinates
+{
+    int tp = 0, cp = 0, ep = 0, dp = 0, pp = 0, node = 0;
+};
+inline RankCoordinates rankCoordinates(const ParallelPlan&, const ClusterSpec&, int)
+{
+    return {};
+}
+} // namespace paralens
+#endif
+#include "widgets/palette.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QToolTip>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace paralens {
+namespace {
+constexpr int kLegendMax = 12; // more groups than this get a caption instead of a legend
+constexpr int kColorCycle = 24;
+} // namespace
+
+TopologyView::TopologyView(QWidget* parent) : ChartView(parent)
+{
+    setAccessibleName(tr("Rank topology"));
+    setToolTip(tr("Each cell is a GPU, grouped by node; hover for its rank and coordinates"));
+    auto* bar = new QHBoxLayout;
+    auto* label = new QLabel(tr("C&olour by"), this);
+    m_colorBox = new QComboBox(this);
+    m_colorBox->addItems({tr("TP group"), tr("PP stage"), tr("DP replica"), tr("EP shard"),
+                          tr("CP chunk"), tr("Node")});
+    m_colorBox->setToolTip(tr("Which process group the colours show"));
+    m_colorBox->setAccessibleName(tr("Colour GPUs by"));
+    label->setBuddy(m_colorBox);
+    m_caption = new QLabel(this);
+    m_caption->setWordWrap(true);
+    bar->addWidget(label);
+    bar->addWidget(m_colorBox);
+    bar->addWidget(m_caption, 1);
+    layoutBox()->insertLayout(0, bar);
+    connect(m_colorBox, &QComboBox::currentIndexChanged, this, [this](int i) {
+        setColorBy(static_cast<ColorBy>(i));
+        plot()->replot();
+    });
+
+    QCustomPlot* p = plot();
+    p->plotLayout()->insertRow(0);
+    p->plotLayout()->addElement(
+        0, 0,
+        new QCPTextElement(p, chartTitle(),
+                           QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
+    for (QCPAxis* axis : {p->xAxis, p->yAxis}) {
+        axis->setTicks(false);
+        axis->setTickLabels(false);
+        axis->grid()->setVisible(false);
+        axis->setVisible(false);
+    }
+    p->yAxis->setRangeReversed(true);
+    m_map = new QCPColorMap(p->xAxis, p->yAxis);
+    m_map->setInterpolate(false);
+    m_map->setTightBoundary(false);
+    m_map->removeFromLegend();
+    p->legend->setVisible(false);
+    p->axisRect()->insetLayout()->take(p->legend);
+    p->plotLayout()->addElement(1, 1, p->legend);
+    p->plotLayout()->setColumnStretchFactor(1, 0.001);
+    p->legend->setRowSpacing(0);
+    connect(p, &QCustomPlot::mouseMove, this, &TopologyView::onMouseMove);
+    applyColors();
+}
+
+void TopologyView::setScenario(const Scenario& s)
+{
+    m_scenario = s;
+    m_hasScenario = true;
+    markValid();
+    rebuild();
+}
+
+void TopologyView::setColorBy(ColorBy by)
+{
+    m_colorBy = by;
+    if (m_colorBox->currentIndex() != by)
+        m_colorBox->setCurrentIndex(by); // re-enters through the combo's signal
+    else if (m_hasScenario && !isInvalid())
+        rebuild();
+}
+
+int TopologyView::groupOf(int rank) const
+{
+    const ParallelPlan& p = m_scenario.parallel;
+    const RankCoordinates c = rankCoordinates(p, m_scenario.cluster, rank);
+    switch (m_colorBy) {
+    case ByTpGroup:
+        return rank / std::max(1, p.tp);
+    case ByPpStage:
+        return c.pp;
+    case ByDpReplica:
+        return c.dp;
+    case ByEpShard:
+        return c.ep;
+    case ByCpChunk:
+        return c.cp;
+    case ByNode:
+        return c.node;
+    }
+    return 0;
+}
+
+QPoint TopologyView::cellOf(int unit) const
+{
+    const int node = unit / m_unitsPerNode;
+    const int local = unit % m_unitsPerNode;
+    const int nodeX = node % m_nodeCols, nodeY = node / m_nodeCols;
+    return {nodeX * (m_blockW + 1) + local % m_blockW, nodeY * (m_blockH + 1) + local / m_blockW};
+}
+
+void TopologyView::rebuild()
+{
+    const ParallelPlan& p = m_scenario.parallel;
+    const int gpus = std::max(1, p.gpus());
+    const int perNode = std::max(1, m_scenario.cluster.gpus_per_node);
+    const int nodes = (gpus + perNode - 1) / perNode;
+    m_aggregated = gpus > kMaxCells;
+    m_unitsPerNode = m_aggregated ? 1 : perNode;
+    m_units = m_aggregated ? nodes : gpus;
+    m_blockW = m_aggregated ? 1 : std::min(perNode, 8);
+    m_blockH = (m_unitsPerNode + m_blockW - 1) / m_blockW;
+    // Tile nodes so the picture is about 3:2.
+    const double blockAspect = double(m_blockH + 1) / double(m_blockW + 1);
+    m_nodeCols = std::clamp(int(std::ceil(std::sqrt(nodes * blockAspect * 1.5))), 1, nodes);
+    const int nodeRows = (nodes + m_nodeCols - 1) / m_nodeCols;
+    const int cols = m_nodeCols * (m_blockW + 1) - 1;
+    const int rows = nodeRows * (m_blockH + 1) - 1;
+
+    const int groupSpan[] = {gpus / std::max(1, p.tp), p.pp, p.dp, p.ep, p.cp, nodes};
+    m_groupCount = std::max(1, groupSpan[m_colorBy]);
+    const int levels = std::min(m_groupCount, kColorCycle);
+
+    m_map->data()->setSize(cols, rows);
+    m_map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
+    m_map->data()->fill(std::numeric_limits<double>::quiet_NaN());
+    for (int u = 0; u < m_units; ++u) {
+        const int rank = m_aggregated ? u * perNode : u;
+        if (rank >= gpus)
+            break;
+        const QPoint c = cellOf(u);
+        m_map->data()->setCell(c.x(), c.y(), groupOf(rank) % levels);
+    }
+    m_map->setDataRange(QCPRange(0, std::max(1, levels - 1)));
+    applyColors();
+
+    const QString what = m_colorBox->currentText();
+    QString caption = tr("%1 GPUs on %2 nodes · %3 %4s")
+                          .arg(gpus)
+                          .arg(nodes)
+                          .arg(m_groupCount)
+                          .arg(what.toLower());
+    if (m_aggregated)
+        caption += tr(" · one cell per node (coloured by its first GPU)");
+    else if (m_groupCount > kColorCycle)
+        caption += tr(" · colours repeat every %1").arg(kColorCycle);
+    m_caption->setText(caption);
+
+    const int legendCount = m_groupCount <= kLegendMax ? m_groupCount : 0;
+    while (int(m_legendEntries.size()) < legendCount) {
+        auto* g = new QCPGraph(plot()->xAxis, plot()->yAxis);
+        g->setLineStyle(QCPGraph::lsNone);
+        m_legendEntries.push_back(g);
+    }
+    for (int i = 0; i < int(m_legendEntries.size()); ++i) {
+        QCPGraph* g = m_legendEntries[std::size_t(i)];
+        const bool used = i < legendCount;
+        g->setVisible(used);
+        if (used) {
+            g->addToLegend();
+            g->setName(QStringLiteral("%1 %2").arg(what).arg(i));
+            const QColor c = palette::group(i, levels);
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, c, c, 9));
+        } else {
+            g->removeFromLegend();
+        }
+    }
+    plot()->legend->setVisible(legendCount > 0);
+    fitAspect();
+}
+
+void TopologyView::applyColors()
+{
+    const int levels = std::max(2, std::min(m_groupCount, kColorCycle));
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    for (int i = 0; i < levels; ++i)
+        gradient.setColorStopAt(double(i) / (levels - 1), palette::group(i, levels));
+    gradient.setLevelCount(levels);
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    m_map->setGradient(gradient);
+}
+
+void TopologyView::clearData()
+{
+    m_map->data()->clear();
+    for (QCPGraph* g : m_legendEntries) {
+        g->setVisible(false);
+        g->removeFromLegend();
+    }
+    plot()->legend->setVisible(false);
+    m_caption->clear();
+    m_units = 0;
+}
+
+void TopologyView::fitAspect()
+{
+    if (m_units == 0)
+        return;
+    const QCPRange kx = m_map->data()->keyRange(), ky = m_map->data()->valueRange();
+    QCustomPlot* p = plot();
+    p->xAxis->setRange(kx.lower - 0.6, kx.upper + 0.6);
+    p->yAxis->setRange(ky.lower - 0.6, ky.upper + 0.6);
+    // Square cells: widen whichever axis has spare room.
+    const QRect r = p->axisRect()->rect();
+    if (r.width() > 0 && r.height() > 0) {
+        const double xPerPx = p->xAxis->range().size() / r.width();
+        const double yPerPx = p->yAxis->range().size() / r.height();
+        if (xPerPx > yPerPx)
+            p->yAxis->setScaleRatio(p->xAxis, 1.0);
+        else
+            p->xAxis->setScaleRatio(p->yAxis, 1.0);
+    }
+}
+
+void TopologyView::resizeEvent(QResizeEvent* event)
+{
+    ChartView::resizeEvent(event);
+    fitAspect();
+}
+
+int TopologyView::drawnGroup(int rank) const
+{
+    const int perNode = std::max(1, m_scenario.cluster.gpus_per_node);
+    const int unit = m_aggregated ? (rank % perNode == 0 ? rank / perNode : -1) : rank;
+    if (unit < 0 || unit >= m_units)
+        return -1;
+    const QPoint c = cellOf(unit);
+    const double v = m_map->data()->cell(c.x(), c.y());
+    return std::isnan(v) ? -1 : int(v);
+}
+
+int TopologyView::unitAt(const QPointF& pixel) const
+{
+    double kx = 0, ky = 0;
+    m_map->pixelsToCoords(pixel, kx, ky);
+    const int cx = int(std::lround(kx)), cy = int(std::lround(ky));
+    if (cx < 0 || cy < 0)
+        return -1;
+    const int nodeX = cx / (m_blockW + 1), nodeY = cy / (m_blockH + 1);
+    const int lx = cx % (m_blockW + 1), ly = cy % (m_blockH + 1);
+    if (lx >= m_blockW || ly >= m_blockH || nodeX >= m_nodeCols)
+        return -1;
+    const int unit = (nodeY * m_nodeCols + nodeX) * m_unitsPerNode + ly * m_blockW + lx;
+    return unit < m_units ? unit : -1;
+}
+
+QString TopologyView::rankText(int rank) const
+{
+    const RankCoordinates c = rankCoordinates(m_scenario.parallel, m_scenario.cluster, rank);
+    const int perNode = std::max(1, m_scenario.cluster.gpus_per_node);
+    return tr("<b>Rank %1</b> · node %2, GPU %3<br>TP %4 · CP %5 · EP %6 · DP %7 · PP %8")
+        .arg(rank)
+        .arg(c.node)
+        .arg(rank % perNode)
+        .arg(c.tp)
+        .arg(c.cp)
+        .arg(c.ep)
+        .arg(c.dp)
+        .arg(c.pp);
+}
+
+void TopologyView::onMouseMove(QMouseEvent* event)
+{
+    const int unit = m_units > 0 && !isInvalid() ? unitAt(event->position()) : -1;
+    if (unit < 0) {
+        QToolTip::hideText();
+        return;
+    }
+    const int perNode = std::max(1, m_scenario.cluster.gpus_per_node);
+    const QString text = m_aggregated ? tr("<b>Node %1</b> (ranks %2–%3)<br>first GPU: %4")
+                                            .arg(unit)
+                                            .arg(unit * perNode)
+                                            .arg(unit * perNode + perNode - 1)
+                                            .arg(rankText(unit * perNode))
+                                      : rankText(unit);
+    QToolTip::showText(event->globalPosition().toPoint(), text, plot());
+}
+
+} // namespace paralens
