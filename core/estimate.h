@@ -44,6 +44,7 @@ struct TimeBreakdown
     CommSeconds overlapped;     ///< communication hidden under compute
     double optimizer_seconds = 0;
     double offload_seconds = 0;
+    int critical_stage = 0; ///< the slowest pipeline stage (sets the steady-state pace)
 };
 
 struct Throughput
@@ -81,6 +82,8 @@ struct Estimate
     Throughput throughput;
     std::uint32_t warnings = 0; ///< bitwise OR of Warning
     bool calibrated = false;    ///< collectives / GEMM efficiency came from a profile
+    int microbatches = 0;       ///< m = B / (b · dp) per pipeline per step
+    double tokens_per_step = 0; ///< B · s
 
     bool has(Warning w) const { return (warnings & static_cast<std::uint32_t>(w)) != 0; }
 };

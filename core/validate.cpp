@@ -34,6 +34,12 @@ std::string str(double v)
     return s;
 }
 
+// Products saturate at kInt64Max; say so rather than print the sentinel.
+std::string big(std::int64_t v)
+{
+    return v == kInt64Max ? std::string("more than 9.2e18") : std::to_string(v);
+}
+
 // Collects every broken rule with its message (validate()).
 struct Collect
 {
@@ -192,12 +198,12 @@ template <typename Report> void check(const Scenario& s, Report& report)
     const std::int64_t chunks = mul(p.pp, p.virtual_stages);
     PL_RULE(chunks > m.layers, "pp_virtual_stages_within_layers",
             (Fields{"parallel.pp", "parallel.virtual_stages", "model.layers"}),
-            "parallel.pp·virtual_stages = " + str(chunks) + " exceeds model.layers = " +
+            "parallel.pp × parallel.virtual_stages = " + big(chunks) + " exceeds model.layers = " +
                 str(std::int64_t{m.layers}) + " (every model chunk needs a layer)");
     PL_RULE(p.virtual_stages > 1 && !usesChunks(p.schedule), "virtual_stages_schedule",
             (Fields{"parallel.virtual_stages", "parallel.schedule"}),
             "parallel.virtual_stages = " + str(std::int64_t{p.virtual_stages}) +
-                " needs schedule interleaved-1f1b, zb-v or dualpipe-v (got " +
+                " needs parallel.schedule interleaved-1f1b, zb-v or dualpipe-v (got " +
                 std::string(toString(p.schedule)) + ")");
     PL_RULE((p.schedule == Schedule::ZBV || p.schedule == Schedule::DualPipeV) &&
                 p.virtual_stages != 2,
@@ -230,8 +236,9 @@ template <typename Report> void check(const Scenario& s, Report& report)
             PL_RULE(bad, "stage_layers_consistent",
                     (Fields{"parallel.first_stage_layers", "parallel.last_stage_layers",
                             "model.layers"}),
-                    "parallel.first_stage_layers = " + str(first) + " and last_stage_layers = " +
-                        str(last) + " do not fit model.layers = " + str(std::int64_t{m.layers}) +
+                    "parallel.first_stage_layers = " + str(first) +
+                        " and parallel.last_stage_layers = " + str(last) +
+                        " do not fit model.layers = " + str(std::int64_t{m.layers}) +
                         " over parallel.pp = " + str(std::int64_t{p.pp}) +
                         " stages (every stage needs at least virtual_stages = " + str(v) +
                         " layers; with pp = 2 and both set they must add up to the layers)");
@@ -248,14 +255,15 @@ template <typename Report> void check(const Scenario& s, Report& report)
                 " must divide model.moe.experts = " + str(std::int64_t{m.moe.experts}));
     PL_RULE(mul(p.dp, p.cp) % p.ep != 0, "ep_divides_dp_cp",
             (Fields{"parallel.ep", "parallel.dp", "parallel.cp"}),
-            "parallel.ep = " + str(std::int64_t{p.ep}) + " must divide parallel.dp·cp = " +
-                str(mul(p.dp, p.cp)) + " (expert groups are carved out of data × context ranks)");
+            "parallel.ep = " + str(std::int64_t{p.ep}) +
+                " must divide parallel.dp × parallel.cp = " + big(mul(p.dp, p.cp)) +
+                " (expert groups are carved out of data × context ranks)");
 
     // 6. GPUs.
     const std::int64_t product = mul(mul(p.tp, p.pp), mul(p.cp, p.dp));
     PL_RULE(product != s.gpus, "gpus_product",
             (Fields{"gpus", "parallel.tp", "parallel.pp", "parallel.cp", "parallel.dp"}),
-            "parallel.tp·pp·cp·dp = " + str(product) +
+            "parallel.tp × parallel.pp × parallel.cp × parallel.dp = " + big(product) +
                 " must equal gpus = " + str(std::int64_t{s.gpus}));
     PL_RULE(s.gpus > c.gpus_per_node && s.gpus % c.gpus_per_node != 0, "gpus_whole_nodes",
             (Fields{"gpus", "hardware.gpus_per_node"}),
@@ -274,25 +282,25 @@ template <typename Report> void check(const Scenario& s, Report& report)
     PL_RULE(t.global_batch < per_step, "microbatches_at_least_one",
             (Fields{"training.global_batch", "training.micro_batch", "parallel.dp"}),
             "training.global_batch = " + str(std::int64_t{t.global_batch}) +
-                " is smaller than training.micro_batch·parallel.dp = " + str(per_step) +
+                " is smaller than training.micro_batch × parallel.dp = " + big(per_step) +
                 " (no micro-batch per pipeline)");
     PL_RULE(t.global_batch >= per_step && t.global_batch % per_step != 0, "global_batch_multiple",
             (Fields{"training.global_batch", "training.micro_batch", "parallel.dp"}),
             "training.global_batch = " + str(std::int64_t{t.global_batch}) +
-                " must be a multiple of training.micro_batch·parallel.dp = " + str(per_step));
+                " must be a multiple of training.micro_batch × parallel.dp = " + str(per_step));
     PL_RULE(m_count >= 1 && p.schedule == Schedule::Interleaved1F1B && p.virtual_stages > 1 &&
                 m_count < p.pp,
             "interleaved_microbatches",
             (Fields{"training.global_batch", "parallel.pp", "parallel.schedule"}),
             "interleaved-1f1b needs at least parallel.pp = " + str(std::int64_t{p.pp}) +
                 " micro-batches per pipeline, got " + str(m_count) +
-                " (training.global_batch / (micro_batch·dp))");
+                " (training.global_batch / (micro_batch × dp))");
     PL_RULE(m_count >= 1 && p.schedule == Schedule::DualPipeV && m_count < 2 * std::int64_t{p.pp},
             "dualpipe_microbatches",
             (Fields{"training.global_batch", "parallel.pp", "parallel.schedule"}),
             "dualpipe-v needs at least 2·parallel.pp = " + str(2 * std::int64_t{p.pp}) +
                 " micro-batches per pipeline, got " + str(m_count) +
-                " (training.global_batch / (micro_batch·dp))");
+                " (training.global_batch / (micro_batch × dp))");
 
     // 8. Sharding and precision.
     PL_RULE(p.zero < 0 || p.zero > 3, "zero_stage", (Fields{"parallel.zero"}),

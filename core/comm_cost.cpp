@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/comm_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paralens {
+
+double LinkModel::busBps() const
+{
+    if (span == Span::ScaleUp)
+        return scale_up_Bps;
+    return std::min(scale_up_Bps, std::max(1, per_domain) * scale_out_Bps);
+}
+
+LinkModel linkFor(const GroupPlacement& g, const ClusterSpec& cluster, const ModelConstants& k)
+{
+    LinkModel l;
+    l.ranks = g.size;
+    l.per_domain = g.per_domain;
+    l.span = g.span;
+    l.scale_up_Bps = cluster.scale_up_gbps * 1e9 * k.scale_up_efficiency;
+    l.scale_out_Bps = cluster.scale_out_gbps * 1e9 * k.scale_out_efficiency;
+    // A cluster without a scale-out figure still has some network; never divide by zero.
+    if (l.scale_out_Bps <= 0)
+        l.scale_out_Bps = 1e9;
+    if (l.scale_up_Bps <= 0)
+        l.scale_up_Bps = l.scale_out_Bps;
+    l.alpha_seconds = 1e-6 * (g.span == Span::ScaleUp ? cluster.latencies.scale_up_us
+                                                      : cluster.latencies.scale_out_us);
+    return l;
+}
+
+double collectiveSeconds(Collective c, const LinkModel& link, double bytes,
+                         const MeasuredPerformance* measured)
+{
+    const int n = link.ranks;
+    if (bytes <= 0 || (n <= 1 && c != Collective::SendRecv))
+        return 0;
+    if (measured)
+        if (auto t = measured->collectiveSeconds(c, n, link.span, bytes))
+            return *t;
+    if (c == Collective::SendRecv || c == Collective::Broadcast) {
+        const double bw = link.span == Span::ScaleUp ? link.scale_up_Bps : link.scale_out_Bps;
+        return link.alpha_seconds + bytes / bw;
+    }
+    const double ring = c == Collective::AllReduce ? 2.0 * (n - 1) : double(n - 1);
+    const double tree = (c == Collective::AllReduce ? 2.0 : 1.0) * 2.0 * std::ceil(std::log2(n));
+    const double latency = std::min(ring, tree) * link.alpha_seconds;
+    if (c == Collective::AllToAll && link.span == Span::ScaleOut) {
+        const double g = std::min(n, std::max(1, link.per_domain));
+        const double nic = (n - g) / n * bytes / link.scale_out_Bps;
+        const double nvl = (g - 1) / n * bytes / link.scale_up_Bps;
+        return latency + std::max(nic, nvl);
+    }
+    return latency + busFactor(c, n) * bytes / link.busBps();
+}
+
+} // namespace paralens

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+namespace paralens {
+
+/// Named terms that the papers do not pin down; every default says where it comes from
+/// (MODEL_NOTES section; 🟡 = peers' figures, 🔢 = our estimate). Pass a modified copy to
+/// evaluate() to override any of them.
+struct ModelConstants
+{
+    // ---- memory (MODEL_NOTES §3.4) ----
+    /// CUDA context, cuBLAS/cuDNN workspaces, kernels: 300–500 MB per peers (🟡); we take 0.5
+    /// GiB.
+    double cuda_context_bytes = 0.5 * 1073741824.0;
+    /// NCCL buffers per communicator the GPU belongs to (groups larger than 1); peers quote up to
+    /// ~0.5 GB (🟡); NCCL's 4 MiB per channel and peer gives a few hundred MiB: 0.25 GiB.
+    double nccl_bytes_per_group = 0.25 * 1073741824.0;
+    /// Temporaries and allocator slack as a share of the stored activations (Megatron's
+    /// theoretical_memory_usage.py multiplies activations by 1.05).
+    double activation_temporaries_fraction = 0.05;
+    /// Megatron pads the vocabulary to a multiple of this times TP (MODEL_NOTES §1).
+    int vocab_divisible_by = 128;
+
+    // ---- kernels (🔢; a calibration profile replaces them) ----
+    /// Achievable fraction of the dense peak for large GEMMs; 0 = per-hardware default
+    /// (defaultGemmEfficiency()).
+    double gemm_efficiency = 0;
+    /// Flash-attention kernels reach this share of the GEMM efficiency.
+    double attention_efficiency_ratio = 0.75;
+    /// GEMMs whose smallest dimension is x run at eff · x / (x + gemm_half_size).
+    double gemm_half_size = 48;
+    /// Achieved share of the datasheet HBM bandwidth for streaming kernels.
+    double hbm_efficiency = 0.85;
+
+    // ---- network (MODEL_NOTES §5) ----
+    /// nccl-tests busbw over per-direction NVLink line rate (≈ 370/450 on H100, 240/300 on A100).
+    double scale_up_efficiency = 0.80;
+    /// Achieved over nominal per-NIC rate (≈ 46–49 GB/s of 50 on NDR 400G).
+    double scale_out_efficiency = 0.92;
+    /// Straggler factor of MoE routing: the busiest expert's load over the mean (🔢).
+    double ep_load_imbalance = 1.2;
+
+    // ---- optimizer ----
+    /// Bytes an Adam step streams per local parameter: fp32 master, m, v read+write, fp32 grad
+    /// read, bf16 weight write (4·2 + 8·2 + 4 + 2 = 30, 🔢).
+    double adam_bytes_per_param = 30;
+    /// CPU Adam throughput per GPU's share of the host when the optimizer is offloaded (🔢).
+    double cpu_adam_params_per_second = 1.0e9;
+};
+
+} // namespace paralens

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/evaluate.h"
+#include "core/flops.h"
+#include "core/framework.h"
+#include "core/memory.h"
+#include "core/params.h"
+#include "core/pipeline_cost.h"
+#include "core/time.h"
+#include "core/topology.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+
+namespace paralens {
+namespace {
+
+// Per-thread scratch: grows to the largest pp seen, then never allocates again.
+struct Scratch
+{
+    std::vector<StageLayers> layers;
+    std::vector<StageParams> params;
+    std::vector<StageTimes> times;
+    std::vector<double> inflight;
+    void resize(std::size_t p)
+    {
+        if (layers.size() < p) {
+            layers.resize(p);
+            params.resize(p);
+            times.resize(p);
+            inflight.resize(p);
+        }
+    }
+};
+
+constexpr std::array<std::pair<Warning, std::string_view>, 7> kWarnings{{
+    {Warning::TpCrossesNodes, "TP group crosses the scale-up domain: tensor-parallel collectives "
+                              "run over the scale-out network"},
+    {Warning::BubbleAbove20, "pipeline bubble above 20 % of the step"},
+    {Warning::EpCrossesNodes, "EP group crosses the scale-up domain: all-to-alls run over the "
+                              "scale-out network"},
+    {Warning::CpCrossesNodes, "CP group crosses the scale-up domain: the K/V ring runs over the "
+                              "scale-out network"},
+    {Warning::DoesNotFit, "does not fit: a stage needs more memory than the GPU has"},
+    {Warning::LowMicrobatches,
+     "fewer micro-batches than pipeline stages: the pipeline never fills"},
+    {Warning::Uncalibrated, "a calibration profile is named but was not loaded: datasheet figures "
+                            "used"},
+}};
+
+} // namespace
+
+void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measured)
+{
+    static const ModelConstants defaults;
+    evaluate(s, out, measured, defaults);
+}
+
+Estimate evaluate(const Scenario& s)
+{
+    Estimate e;
+    evaluate(s, e);
+    return e;
+}
+
+void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measured,
+              const ModelConstants& k)
+{
+    thread_local Scratch scratch;
+    const ParallelPlan& pl = s.parallel;
+    const TrainingSettings& tr = s.training;
+    const int p = std::max(1, pl.pp);
+    scratch.resize(std::size_t(p));
+    const std::span<StageLayers> layers(scratch.layers.data(), std::size_t(p));
+    const std::span<StageParams> params(scratch.params.data(), std::size_t(p));
+    const std::span<StageTimes> times(scratch.times.data(), std::size_t(p));
+    const std::span<double> inflight(scratch.inflight.data(), std::size_t(p));
+
+    out.gpus = pl.gpus();
+    out.calibrated = measured != nullptr;
+    out.warnings = 0;
+    out.microbatches = tr.microbatches(std::max(1, pl.dp));
+    out.tokens_per_step = double(tr.global_batch) * tr.seq_len;
+    out.capacity_bytes = s.cluster.gpu.memory_gib * 1073741824.0;
+
+    const FrameworkConventions fw = conventions(tr.framework, tr.optimizer);
+    if (!splitLayers(s.model, pl, fw.split, layers)) {
+        // Not runnable (validate() names why); report an empty, non-fitting estimate.
+        out.stages.clear();
+        out.fits = false;
+        out.peak_bytes = 0;
+        out.peak_stage = 0;
+        out.time = TimeBreakdown{};
+        out.throughput = Throughput{};
+        out.warnings |= static_cast<std::uint32_t>(Warning::DoesNotFit);
+        return;
+    }
+    for (int r = 0; r < p; ++r)
+        params[std::size_t(r)] =
+            stageParameters(s.model, pl, layers[std::size_t(r)], k.vocab_divisible_by);
+    const Topology topo = placeGroups(pl, s.cluster);
+
+    StepInputs in;
+    in.scenario = &s;
+    in.framework = &fw;
+    in.constants = &k;
+    in.topology = &topo;
+    in.layers = layers;
+    in.params = params;
+    in.measured = measured;
+    stepTime(in, times, inflight, out);
+    stageMemory(s, fw, k, layers, params, inflight, out);
+
+    out.peak_bytes = 0;
+    out.peak_stage = 0;
+    for (const StageMemory& st : out.stages)
+        if (st.total() > out.peak_bytes) {
+            out.peak_bytes = st.total();
+            out.peak_stage = st.stage;
+        }
+    out.fits = out.peak_bytes <= out.capacity_bytes;
+
+    Throughput& th = out.throughput;
+    const double step = out.time.step_seconds;
+    const double gpus = std::max(1, out.gpus);
+    th.model_flops_per_step = modelFlopsPerStep(s.model, tr.global_batch, tr.seq_len);
+    th.hardware_flops_per_step =
+        hardwareFlopsPerStep(s.model, tr.global_batch, tr.seq_len, tr.recompute,
+                             paddedVocab(s.model.vocab, pl.tp, k.vocab_divisible_by));
+    const bool fp8 = tr.precision == Precision::FP8 && s.cluster.gpu.fp8_tflops > 0;
+    const double peak = (fp8 ? s.cluster.gpu.fp8_tflops : s.cluster.gpu.bf16_tflops) * 1e12;
+    if (step > 0) {
+        th.tokens_per_second = out.tokens_per_step / step;
+        th.tflops_per_gpu = th.model_flops_per_step / (step * gpus) / 1e12;
+        th.mfu = peak > 0 ? th.model_flops_per_step / (step * gpus * peak) : 0;
+        th.hfu = peak > 0 ? th.hardware_flops_per_step / (step * gpus * peak) : 0;
+    } else {
+        th.tokens_per_second = th.tflops_per_gpu = th.mfu = th.hfu = 0;
+    }
+
+    auto warn = [&](Warning w, bool on) {
+        if (on)
+            out.warnings |= static_cast<std::uint32_t>(w);
+    };
+    warn(Warning::TpCrossesNodes, topo.tp.span == Span::ScaleOut);
+    warn(Warning::EpCrossesNodes, s.model.isMoe() && topo.ep.span == Span::ScaleOut);
+    warn(Warning::CpCrossesNodes, topo.cp.span == Span::ScaleOut);
+    warn(Warning::BubbleAbove20, out.time.bubble_fraction > 0.20);
+    warn(Warning::DoesNotFit, !out.fits);
+    warn(Warning::LowMicrobatches, p > 1 && out.microbatches < p);
+    warn(Warning::Uncalibrated, !s.calibration.empty() && measured == nullptr);
+}
+
+std::string_view warningText(Warning w)
+{
+    for (const auto& [k, text] : kWarnings)
+        if (k == w)
+            return text;
+    return "unknown warning";
+}
+
+std::vector<std::string> warningTexts(const Estimate& e)
+{
+    std::vector<std::string> out;
+    for (const auto& [w, text] : kWarnings)
+        if (e.has(w)) {
+            std::string line(text);
+            if (w == Warning::DoesNotFit && !e.stages.empty()) {
+                char buf[160];
+                std::snprintf(buf, sizeof buf,
+                              "does not fit: stage %d needs %.1f GiB per GPU, the GPU has %.1f GiB",
+                              e.peak_stage, e.peak_bytes / 1073741824.0,
+                              e.capacity_bytes / 1073741824.0);
+                line = buf;
+            }
+            out.push_back(std::move(line));
+        }
+    return out;
+}
+
+} // namespace paralens

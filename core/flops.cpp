@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/flops.h"
+#include "core/params.h"
+
+namespace paralens {
+namespace {
+
+struct Widths
+{
+    double h, q, kv;
+};
+
+Widths widths(const ModelSpec& m)
+{
+    return {double(m.hidden), double(m.heads) * double(m.headDim()),
+            double(m.kv_heads > 0 ? m.kv_heads : m.heads) * double(m.headDim())};
+}
+
+LayerFlops attention(const ModelSpec& m, double N, double seq)
+{
+    const Widths w = widths(m);
+    LayerFlops f;
+    f.qkv = 2 * N * w.h * (w.q + 2 * w.kv);
+    f.attention_core = 4 * N * seq * w.q;
+    f.out_proj = 2 * N * w.q * w.h;
+    return f;
+}
+
+double layersForward(const ModelSpec& m, double N, double seq, bool withRouter)
+{
+    const int moe = moeLayersIn(m, 0, m.layers);
+    const LayerFlops d = denseLayerFlops(m, N, seq);
+    LayerFlops e = moeLayerFlops(m, N, seq);
+    if (!withRouter)
+        e.router = 0;
+    return (m.layers - moe) * d.total() + moe * e.total();
+}
+
+} // namespace
+
+LayerFlops denseLayerFlops(const ModelSpec& m, double tokens, double seq)
+{
+    LayerFlops f = attention(m, tokens, seq);
+    f.mlp = 2.0 * mlpMatrices(m) * tokens * double(m.hidden) * double(m.ffn_hidden);
+    return f;
+}
+
+LayerFlops moeLayerFlops(const ModelSpec& m, double tokens, double seq)
+{
+    if (!m.isMoe())
+        return denseLayerFlops(m, tokens, seq);
+    LayerFlops f = attention(m, tokens, seq);
+    const double c = mlpMatrices(m), h = double(m.hidden), fe = double(m.moe.expert_ffn_hidden);
+    f.mlp = 2 * c * tokens * m.moe.top_k * h * fe;
+    f.shared_experts = 2 * c * tokens * h * fe * m.moe.shared_experts;
+    f.router = 2 * tokens * h * m.moe.experts;
+    return f;
+}
+
+double lmHeadFlops(const ModelSpec& m, double tokens, double vocab)
+{
+    return 2 * tokens * double(m.hidden) * vocab;
+}
+
+double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq)
+{
+    const double T = global_batch * seq;
+    return 3 * (layersForward(m, T, seq, false) + lmHeadFlops(m, T, double(m.vocab)));
+}
+
+double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
+                            std::int64_t vocab_pad)
+{
+    const double T = global_batch * seq;
+    const double layers = layersForward(m, T, seq, true);
+    double f = 3 * (layers + lmHeadFlops(m, T, double(vocab_pad)));
+    if (r == Recompute::Full)
+        f += layers;
+    else if (r == Recompute::Selective)
+        f += m.layers * denseLayerFlops(m, T, seq).attention_core;
+    return f;
+}
+
+} // namespace paralens

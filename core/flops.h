@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/model_spec.h"
+#include "core/plan.h"
+
+#include <cstdint>
+
+namespace paralens {
+
+/// Forward FLOPs of one transformer layer for `tokens` tokens of sequences of length `seq`,
+/// from the matrix shapes (MODEL_NOTES §2.1, full s² convention: a matmul of (m×k)·(k×n) costs
+/// 2mnk; the causal mask is not subtracted).
+struct LayerFlops
+{
+    double qkv = 0;            ///< 2·N·h·(q + 2kv)
+    double attention_core = 0; ///< scores + attention·V: 4·N·s·q
+    double out_proj = 0;       ///< 2·N·q·h
+    double mlp = 0; ///< dense MLP 2·c·N·h·ffn, or routed experts 2·c·N·k·h·ffn_e
+    double shared_experts = 0; ///< 2·c·N·h·ffn_sh
+    double router = 0;         ///< 2·N·h·E (left out of model FLOPs, as Megatron does)
+
+    double gemm() const { return qkv + out_proj + mlp + shared_experts + router; }
+    double total() const { return gemm() + attention_core; }
+};
+
+LayerFlops denseLayerFlops(const ModelSpec& m, double tokens, double seq);
+LayerFlops moeLayerFlops(const ModelSpec& m, double tokens, double seq);
+/// Forward FLOPs of the LM head (logits) for `tokens` tokens: 2·N·h·vocab.
+double lmHeadFlops(const ModelSpec& m, double tokens, double vocab);
+
+/// Model FLOPs per optimizer step (PaLM / Korthikanti §6.3 definition): one forward and one
+/// backward (= 2× forward) of every layer and the LM head, no recomputation, full s², the
+/// unpadded vocabulary, router excluded. For GPT shapes this is Korthikanti Eq. 7,
+/// 72·B·L·s·h²·(1 + s/(6h) + V/(12hL)); in general
+///   F = 6·T·(weights a token passes through) + 12·T·s·q·L  (T = B·s tokens),
+/// which generalises Narayanan's 6·T·P to GQA, gated MLPs and MoE (k routed + shared experts).
+double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq);
+
+/// Hardware FLOPs per step: model FLOPs with the padded vocabulary and the router, plus
+/// recomputation: full adds one forward of every transformer layer (Narayanan Eq. 3 counts
+/// this), selective adds the attention core's forward (Korthikanti Eq. 8).
+double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
+                            std::int64_t vocab_pad);
+
+} // namespace paralens

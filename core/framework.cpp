@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/framework.h"
+
+namespace paralens {
+
+FrameworkConventions conventions(Framework f, Optimizer o)
+{
+    FrameworkConventions c;
+    switch (f) {
+    case Framework::Megatron:
+        c.grad_bytes = 4; // fp32 main grads
+        c.grad_reduce_bytes = 4;
+        c.split = LayerSplit::ShortEnds;
+        break;
+    case Framework::DeepSpeed:
+        c.grad_bytes = 2;
+        c.grad_reduce_bytes = 2;
+        c.reduce_bucket_elements = 5e8;
+        c.allgather_bucket_elements = 5e8;
+        c.split = LayerSplit::ShortEnds;
+        break;
+    case Framework::FSDP:
+        c.grad_bytes = 2;
+        c.grad_reduce_bytes = 2;
+        c.split = LayerSplit::ExtraFirst;
+        break;
+    }
+    if (o == Optimizer::SGD)
+        c.moment_bytes = 4; // momentum only
+    return c;
+}
+
+} // namespace paralens

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/plan.h"
+
+namespace paralens {
+
+/// How a framework places layers on pipeline stages when they do not divide evenly.
+enum class LayerSplit
+{
+    ShortEnds,  ///< the shorter stages go to the first and last stage (embedding / loss), as
+                ///< Llama 3 §3.3.2 does and Megatron's first/last-stage options allow
+    ExtraFirst, ///< the first stages take one extra layer each (torch.distributed.pipelining)
+};
+
+/// One framework's conventions, side by side (MODEL_NOTES §3.1, §4):
+///
+/// | convention                  | megatron                 | deepspeed                  | fsdp |
+/// |-----------------------------|--------------------------|----------------------------|------------------------------|
+/// | weights (training dtype)    | 2 B (bf16)               | 2 B (bf16)                 | 2 B
+/// (bf16 compute copy)      | | gradients                   | 4 B fp32 main grads      | 2 B
+/// (training dtype)       | 2 B (reduce dtype = param)   | | optimizer (Adam)            | 12 B:
+/// fp32 master + m, v | 12 B (ZeRO paper K = 12)   | 12 B                         | | bytes/param,
+/// nothing sharded| 18                       | 16                         | 16 | | zero 1 |
+/// distributed optimizer    | ZeRO-1                     | (as ZeRO-1)                  | | zero 2
+/// / 3                  | as ZeRO semantics        | ZeRO-2 / ZeRO-3            | SHARD_GRAD_OP /
+/// FULL_SHARD   | | grad reduce overlap         | on (--overlap-grad-reduce) | overlap_comm on | on
+/// (backward prefetch)       | | param gather overlap        | on (--overlap-param-gather)| on | on
+/// (forward prefetch)        | | reduce bucket               | in the grad buffer       |
+/// reduce_bucket_size 5e8 el. | none (per wrapped unit)      | | all-gather bucket           | in
+/// the param buffer      | allgather_bucket_size 5e8  | none (per wrapped unit)      | | ZeRO-3
+/// live gathered params | –                        | 2 layers (prefetch)        | 2 units (current
+/// + prefetch) | | uneven PP split             | short first/last stages  | short first/last stages
+/// | extra layers first           |
+///
+/// Sources: Megatron `docs/user-guide/features/dist_optimizer.md` (18 and 6 + 12/d); ZeRO paper
+/// (16Ψ); DeepSpeed `runtime/zero/config.py` bucket defaults; PyTorch FSDP docs. FSDP's sharded
+/// fp32 parameters double as master weights (16/N persistent, MODEL_NOTES §3.1); counting them as
+/// 2 + 2 + 12 gives the same total.
+struct FrameworkConventions
+{
+    double weight_bytes = 2;      ///< per parameter, training copy
+    double grad_bytes = 4;        ///< per parameter, gradient buffer
+    double grad_reduce_bytes = 4; ///< per element on the wire for the DP gradient reduction
+    double master_bytes = 4;      ///< fp32 master copy (part of the optimizer states)
+    double moment_bytes = 8;      ///< Adam m + v (SGD momentum: 4)
+    bool overlap_grad_reduce = true;
+    bool overlap_param_gather = true;
+    double reduce_bucket_elements = 0;    ///< extra reduce buffer (0 = none beyond the grads)
+    double allgather_bucket_elements = 0; ///< extra all-gather buffer
+    double zero3_live_layers = 2;         ///< gathered layers held at once under ZeRO-3 / FSDP
+    LayerSplit split = LayerSplit::ShortEnds;
+
+    /// Optimizer-state bytes per parameter (master + moments), the ZeRO paper's K.
+    double optimizerBytes() const { return master_bytes + moment_bytes; }
+};
+
+/// The conventions for a framework and optimizer (precision changes no persistent dtype:
+/// FP8 training keeps bf16 weights and fp32 master weights in all three frameworks).
+FrameworkConventions conventions(Framework f, Optimizer o);
+
+} // namespace paralens

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/params.h"
+
+#include <algorithm>
+
+namespace paralens {
+namespace {
+
+// GPT-style models (plain GeLU MLP) use LayerNorm (weight + bias) and linear biases; gated
+// (Llama-style) models use RMSNorm and no biases (MODEL_NOTES §1).
+double normParams(const ModelSpec& m)
+{
+    return m.gated_mlp ? double(m.hidden) : 2.0 * double(m.hidden);
+}
+
+double attentionParams(const ModelSpec& m)
+{
+    const double h = double(m.hidden);
+    const double q = double(m.heads) * double(m.headDim());
+    const double kv = double(m.kv_heads > 0 ? m.kv_heads : m.heads) * double(m.headDim());
+    const double biases = m.gated_mlp ? 0.0 : q + 2 * kv + h;
+    return 2 * h * q + 2 * h * kv + biases;
+}
+
+double mlpParams(const ModelSpec& m, double ffn)
+{
+    const double h = double(m.hidden);
+    const double biases = m.gated_mlp ? 0.0 : ffn + h;
+    return mlpMatrices(m) * h * ffn + biases;
+}
+
+} // namespace
+
+LayerParams denseLayerParams(const ModelSpec& m)
+{
+    LayerParams p;
+    p.attention = attentionParams(m);
+    p.mlp = mlpParams(m, double(m.ffn_hidden));
+    p.norms = 2 * normParams(m);
+    return p;
+}
+
+LayerParams moeLayerParams(const ModelSpec& m)
+{
+    if (!m.isMoe())
+        return denseLayerParams(m);
+    LayerParams p;
+    p.attention = attentionParams(m);
+    const double fe = double(m.moe.expert_ffn_hidden);
+    p.shared_experts = m.moe.shared_experts * mlpParams(m, fe);
+    p.routed_experts = m.moe.experts * mlpParams(m, fe);
+    p.router = double(m.hidden) * m.moe.experts;
+    p.norms = 2 * normParams(m);
+    return p;
+}
+
+std::int64_t paddedVocab(std::int64_t vocab, int tp, int divisible_by)
+{
+    const std::int64_t unit = std::int64_t(std::max(1, divisible_by)) * std::max(1, tp);
+    return (vocab + unit - 1) / unit * unit;
+}
+
+int moeLayersIn(const ModelSpec& m, int first, int last)
+{
+    if (!m.isMoe() || last <= first)
+        return 0;
+    const int fd = m.moe.first_dense_layers;
+    const int f = m.moe.layer_frequency > 0 ? m.moe.layer_frequency : 1;
+    auto below = [&](int x) { return x <= fd ? 0 : (x - fd + f - 1) / f; };
+    return below(last) - below(first);
+}
+
+double totalParameters(const ModelSpec& m)
+{
+    const int moe = moeLayersIn(m, 0, m.layers);
+    const double layers =
+        (m.layers - moe) * denseLayerParams(m).total() + moe * moeLayerParams(m).total();
+    const double emb = double(m.vocab) * double(m.hidden);
+    return layers + emb * (m.tied_embeddings ? 1 : 2) + normParams(m);
+}
+
+double activeParameters(const ModelSpec& m)
+{
+    const double total = totalParameters(m);
+    if (!m.isMoe())
+        return total;
+    const LayerParams l = moeLayerParams(m);
+    const double inactive =
+        l.routed_experts * double(m.moe.experts - m.moe.top_k) / double(std::max(1, m.moe.experts));
+    return total - moeLayersIn(m, 0, m.layers) * inactive;
+}
+
+namespace {
+
+// Layers of stage-level split: count for stage r when explicit first/last counts are set.
+int explicitStageLayers(const ModelSpec& m, const ParallelPlan& plan, int r)
+{
+    const int p = plan.pp;
+    if (p == 1)
+        return m.layers;
+    int rest = m.layers;
+    int restStages = p;
+    if (plan.first_stage_layers > 0) {
+        rest -= plan.first_stage_layers;
+        --restStages;
+    }
+    if (plan.last_stage_layers > 0) {
+        rest -= plan.last_stage_layers;
+        --restStages;
+    }
+    if (r == 0 && plan.first_stage_layers > 0)
+        return plan.first_stage_layers;
+    if (r == p - 1 && plan.last_stage_layers > 0)
+        return plan.last_stage_layers;
+    // Index among the remaining stages; extras go to the earliest of them.
+    const int idx = r - (plan.first_stage_layers > 0 ? 1 : 0);
+    const int q = restStages > 0 ? rest / restStages : 0;
+    const int rem = restStages > 0 ? rest % restStages : 0;
+    return q + (idx < rem ? 1 : 0);
+}
+
+// Layers of chunk c (global order) under the automatic split over C chunks.
+int autoChunkLayers(int layers, int C, int c, LayerSplit rule)
+{
+    const int q = layers / C;
+    const int rem = layers % C;
+    if (rule == LayerSplit::ExtraFirst)
+        return q + (c < rem ? 1 : 0);
+    // ShortEnds: C - rem chunks are short; hand them out from both ends inward:
+    // position of c in the order 0, C-1, 1, C-2, ...
+    const int shorts = C - rem;
+    const int fromEnd = std::min(c, C - 1 - c);
+    const int order = 2 * fromEnd + (c > C - 1 - c ? 1 : 0);
+    return q + (order < shorts ? 0 : 1);
+}
+
+} // namespace
+
+bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
+                 std::span<StageLayers> out)
+{
+    const int p = plan.pp;
+    const int v = std::max(1, plan.virtual_stages);
+    if (p < 1 || int(out.size()) < p || m.layers < 1)
+        return false;
+    const int C = p * v;
+    const bool explicitSplit = plan.first_stage_layers > 0 || plan.last_stage_layers > 0;
+    for (int r = 0; r < p; ++r)
+        out[r] = StageLayers{0, 0, r == 0, r == p - 1};
+    int start = 0;
+    for (int c = 0; c < C; ++c) {
+        const int r = c % p;
+        const int j = c / p;
+        int n;
+        if (explicitSplit) {
+            const int stageN = explicitStageLayers(m, plan, r);
+            n = stageN / v + (j < stageN % v ? 1 : 0);
+        } else {
+            n = autoChunkLayers(m.layers, C, c, rule);
+        }
+        if (n < 0)
+            return false;
+        out[r].layers += n;
+        out[r].moe_layers += moeLayersIn(m, start, start + n);
+        start += n;
+    }
+    return start == m.layers;
+}
+
+StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const StageLayers& st,
+                            int vocab_divisible_by)
+{
+    const double t = std::max(1, plan.tp);
+    const double ep = std::max(1, plan.ep);
+    const LayerParams dl = denseLayerParams(m);
+    const LayerParams ml = moeLayerParams(m);
+    const int dense = st.layers - st.moe_layers;
+    StageParams s;
+    s.dense = dense * (dl.tpSharded() / t + dl.replicated()) +
+              st.moe_layers * (ml.tpSharded() / t + ml.replicated());
+    s.expert = st.moe_layers * ml.routed_experts / (t * ep);
+    const double embShard =
+        double(paddedVocab(m.vocab, plan.tp, vocab_divisible_by)) * double(m.hidden) / t;
+    // Stage 0 holds the word embedding; the last stage the final norm and the LM head (a
+    // second copy of the embedding when tied and p > 1; MODEL_NOTES §1 placement).
+    if (st.first)
+        s.embedding += embShard;
+    if (st.last) {
+        if (!m.tied_embeddings || !st.first)
+            s.embedding += embShard;
+        s.dense += normParams(m);
+    }
+    s.dense += s.embedding;
+    s.largest_layer = std::max(dense > 0 ? dl.tpSharded() / t + dl.replicated() : 0.0,
+                               st.moe_layers > 0 ? ml.tpSharded() / t + ml.replicated() +
+                                                       ml.routed_experts / (t * ep)
+                                                 : 0.0);
+    return s;
+}
+
+} // namespace paralens

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/framework.h"
+#include "core/model_spec.h"
+#include "core/plan.h"
+
+#include <cstdint>
+#include <span>
+
+namespace paralens {
+
+/// Parameters of one transformer layer, whole (before any sharding), MODEL_NOTES §1.
+struct LayerParams
+{
+    double attention = 0;      ///< Q, K, V, O weights (TP-sharded)
+    double mlp = 0;            ///< dense MLP (TP-sharded); 0 in an MoE layer
+    double shared_experts = 0; ///< always-active experts (TP-sharded like a dense MLP)
+    double routed_experts = 0; ///< all E routed experts (sharded over TP × EP)
+    double router = 0;         ///< h·E, replicated
+    double norms = 0;          ///< two RMSNorms (h each), replicated
+
+    double tpSharded() const { return attention + mlp + shared_experts; }
+    double replicated() const { return router + norms; }
+    double total() const { return tpSharded() + replicated() + routed_experts; }
+};
+
+/// Matrices in an MLP: 3 for gated (SwiGLU), 2 for plain GeLU.
+inline int mlpMatrices(const ModelSpec& m)
+{
+    return m.gated_mlp ? 3 : 2;
+}
+
+LayerParams denseLayerParams(const ModelSpec& m);
+LayerParams moeLayerParams(const ModelSpec& m);
+
+/// Megatron's padded vocabulary: ceil(V / (divisible_by·tp))·divisible_by·tp.
+std::int64_t paddedVocab(std::int64_t vocab, int tp, int divisible_by = 128);
+
+/// Number of MoE layers among layers [first, last).
+int moeLayersIn(const ModelSpec& m, int first, int last);
+
+/// Total parameters of the model with the unpadded vocabulary (what model cards quote):
+/// layers + embedding (+ LM head when untied) + final norm.
+double totalParameters(const ModelSpec& m);
+/// Parameters one token passes through: MoE layers count k routed + shared experts.
+double activeParameters(const ModelSpec& m);
+
+/// The layers one pipeline stage holds (all its virtual chunks).
+struct StageLayers
+{
+    int layers = 0;
+    int moe_layers = 0;
+    bool first = false; ///< holds the embedding
+    bool last = false;  ///< holds the final norm and the LM head
+};
+
+/// Splits m.layers over plan.pp stages × plan.virtual_stages chunks into `out` (size pp).
+/// Explicit first/last_stage_layers win; otherwise as even as possible by `rule`
+/// (see LayerSplit). Layers of chunk c (global order) are contiguous; stage r holds chunks
+/// r, r + p, r + 2p, ... Returns false (out untouched beyond size) if the plan cannot be split.
+bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
+                 std::span<StageLayers> out);
+
+/// Parameters held by one GPU of a stage after TP / EP / PP sharding (before ZeRO).
+struct StageParams
+{
+    double dense = 0;     ///< non-expert parameters on this GPU (TP-sharded part / t + replicated)
+    double expert = 0;    ///< routed-expert parameters on this GPU (/ (t·ep))
+    double embedding = 0; ///< word embedding and/or LM head on this GPU (included in dense)
+    double largest_layer = 0; ///< the biggest layer on this GPU (ZeRO-3 gather unit)
+    double total() const { return dense + expert; }
+};
+
+StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const StageLayers& st,
+                            int vocab_divisible_by = 128);
+
+} // namespace paralens

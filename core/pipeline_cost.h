@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/plan.h"
+
+#include <span>
+
+namespace paralens {
+
+/// Compute time of one micro-batch through all of one stage's layers (all its chunks).
+struct StageTimes
+{
+    double forward_seconds = 0;  ///< F
+    double backward_seconds = 0; ///< B: input gradients (+ recomputation)
+    double weight_seconds = 0;   ///< W: weight gradients (run with B except in zero-bubble)
+    double total() const { return forward_seconds + backward_seconds + weight_seconds; }
+};
+
+/// What the pipeline schedule costs for one optimizer step.
+struct PipelineCost
+{
+    double step_seconds = 0;        ///< wall time from the first forward to the last backward
+    double bubble_seconds = 0;      ///< idle time of the busiest stage
+    double bubble_fraction = 0;     ///< idle share of the step, averaged over stages
+    double bubble_overhead = 0;     ///< total idle over total busy; (p − 1)/m for uniform 1F1B
+    double p2p_exposed_seconds = 0; ///< p2p transfers on the critical path (fill and drain)
+};
+
+/// The pipeline's step time and bubble for `schedule` with p = stages.size() stages,
+/// m micro-batches and v virtual stages, given each stage's per-micro-batch times and the
+/// seconds of one p2p transfer between neighbouring stages. Writes the micro-batches whose
+/// activations each stage holds at its peak into `inflight` (size p; in units of one
+/// micro-batch through all of that stage's layers).
+///
+/// Closed forms (MODEL_NOTES §6), generalised to unequal stages with t_r = F_r + B_r + W_r:
+/// the slowest stage runs m micro-batches, the others add their fill and drain once:
+///   GPipe, 1F1B      m·max t + (Σ t − max t)                      ((m + p − 1)·t if equal)
+///   interleaved      m·max t + (Σ t − max t)/v
+///   ZB-H1            m·max t + Σ' (F + B − W)                     ((p − 1)(F + B − W))
+///   ZB-V             m·max t + max(0, Σ' (F + B − 2W))            (0 when F = B = W)
+///   DualPipeV        m·max t + max(0, Σ' (F + 2B − 3W)/2)         ((PP/2 − 1)(F&B + B − 3W))
+/// (Σ' sums over all stages but the slowest), plus 2·(p·v' − 1) p2p hops for fill and drain
+/// (v' = v interleaved, 2 for V shapes). In flight: GPipe m; 1F1B min(p − r, m); interleaved
+/// min(2(p − r − 1) + (v − 1)·p + 1, m·v)/v (Megatron); ZB-H1 1F1B + r·M_W/M_B; ZB-V min(p, m);
+/// DualPipeV min(p + 1/2, m). The schedule simulator replaces this body.
+PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
+                          std::span<const StageTimes> stages, double p2p_seconds,
+                          std::span<double> inflight);
+
+/// M_W / M_B: weight-gradient stash over a micro-batch's activations (ZB paper: 32sbh vs 34sbh).
+inline constexpr double kZbWeightStashRatio = 32.0 / 34.0;
+
+} // namespace paralens
