@@ -2,6 +2,7 @@
 #include "app/mainwindow.h"
 #include "app/document.h"
 #include "app/export.h"
+#include "core/evaluate.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
 #include "widgets/breakdownview.h"
@@ -39,21 +40,11 @@ namespace {
 const char kFileFilter[] = "ParaLens scenario (*.paralens.json);;JSON (*.json)";
 constexpr int kMaxRecent = 8;
 
-QStringList warningTexts(const Estimate& e)
+QStringList warningLines(const Estimate& e)
 {
-    const std::pair<Warning, const char*> table[] = {
-        {Warning::TpCrossesNodes, "TP group crosses the NVLink domain"},
-        {Warning::BubbleAbove20, "pipeline bubble above 20 %"},
-        {Warning::EpCrossesNodes, "EP group crosses nodes"},
-        {Warning::CpCrossesNodes, "CP group crosses nodes"},
-        {Warning::DoesNotFit, "does not fit in GPU memory"},
-        {Warning::LowMicrobatches, "fewer micro-batches than stages: the pipeline never fills"},
-        {Warning::Uncalibrated, "datasheet figures (no calibration profile)"},
-    };
     QStringList out;
-    for (const auto& [w, text] : table)
-        if (e.has(w))
-            out << QObject::tr(text);
+    for (const std::string& w : warningTexts(e))
+        out << QString::fromStdString(w);
     return out;
 }
 
@@ -178,7 +169,7 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         m_breakdown->setEstimate(e.estimate);
         m_topology->setScenario(e.scenario);
         m_headline->setEstimate(e.estimate);
-        m_status->setText(warningTexts(e.estimate).join(QStringLiteral(" · ")));
+        m_status->setText(warningLines(e.estimate).join(QStringLiteral(" · ")));
     } else {
         const QString reason = e.reason();
         for (ChartView* c : charts())

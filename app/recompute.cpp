@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/recompute.h"
-#if __has_include("core/evaluate.h") // until branch `model` is merged
 #include "core/evaluate.h"
-#define PARALENS_HAVE_EVALUATE 1
-#endif
 
 #include <QFuture>
 #include <QtConcurrent/QtConcurrentRun>
@@ -29,13 +26,8 @@ Evaluation Evaluator::evaluateScenario(const Scenario& s, quint64 generation)
     e.scenario = s;
     try {
         e.errors = validate(s);
-#ifdef PARALENS_HAVE_EVALUATE
         if (e.errors.empty())
             evaluate(s, e.estimate);
-#else
-        if (e.errors.empty())
-            e.failure = QObject::tr("The model is not built into this version yet");
-#endif
     } catch (const std::exception& ex) {
         e.failure =
             QObject::tr("The model failed on this plan: %1").arg(QString::fromUtf8(ex.what()));

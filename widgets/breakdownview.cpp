@@ -110,11 +110,7 @@ BreakdownView::BreakdownView(QWidget* parent) : ChartView(parent)
     setToolTip(tr("Where one optimizer step's time goes; hatched: communication hidden under "
                   "compute"));
     QCustomPlot* p = plot();
-    p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(
-        0, 0,
-        new QCPTextElement(p, chartTitle(),
-                           QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
+    setUpTitleAndLegend();
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     ticker->addTick(kCriticalRow, tr("Critical path"));
     ticker->addTick(kHiddenRow, tr("Hidden under\ncompute"));
@@ -146,13 +142,6 @@ BreakdownView::BreakdownView(QWidget* parent) : ChartView(parent)
     m_stepLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_stepLine->setVisible(false);
     m_stepLabel->setVisible(false);
-
-    p->legend->setVisible(true);
-    p->axisRect()->insetLayout()->take(p->legend);
-    p->plotLayout()->addElement(1, 1, p->legend);
-    p->plotLayout()->setColumnStretchFactor(1, 0.001);
-    p->legend->setMargins(QMargins(6, 2, 6, 2));
-    p->legend->setRowSpacing(0);
 
     connect(p, &QCustomPlot::mouseMove, this, &BreakdownView::onMouseMove);
     applyColors();

@@ -48,6 +48,28 @@ void ChartView::setInvalid(const QString& reason)
     m_plot->replot();
 }
 
+void ChartView::setUpTitleAndLegend()
+{
+    QCustomPlot* p = m_plot;
+    p->plotLayout()->insertRow(0);
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() + 1);
+    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, chartTitle(), titleFont));
+    auto* side = new QCPLayoutGrid;
+    p->plotLayout()->addElement(1, 1, side);
+    p->axisRect()->insetLayout()->take(p->legend);
+    side->addElement(0, 0, p->legend);
+    side->addElement(1, 0, new QCPLayoutElement(p)); // takes the spare height
+    side->setRowStretchFactors({0.001, 1});
+    side->setMargins(QMargins(0, 0, 0, 0));
+    p->plotLayout()->setColumnStretchFactor(1, 0.001);
+    p->legend->setVisible(true);
+    p->legend->setMargins(QMargins(6, 2, 6, 2));
+    p->legend->setRowSpacing(0);
+    palette::applyToPlot(p, palette());
+}
+
 void ChartView::markValid()
 {
     m_invalidReason.clear();

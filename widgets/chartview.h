@@ -38,6 +38,8 @@ protected:
     virtual void applyColors() = 0;
     /// Layout for subclasses that add controls above the plot.
     QVBoxLayout* layoutBox() const { return m_layout; }
+    /// Puts the chart title above the axis rect and the legend to its right, top-aligned.
+    void setUpTitleAndLegend();
     /// Call from subclasses after new data: hides the invalid message.
     void markValid();
 

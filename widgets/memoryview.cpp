@@ -123,11 +123,7 @@ MemoryView::MemoryView(QWidget* parent) : ChartView(parent)
     setAccessibleName(tr("Memory per GPU by pipeline stage"));
     setToolTip(tr("Memory each GPU of a pipeline stage holds; hover a segment for exact bytes"));
     QCustomPlot* p = plot();
-    p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(
-        0, 0,
-        new QCPTextElement(p, chartTitle(),
-                           QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
+    setUpTitleAndLegend();
     p->xAxis->setLabel(tr("Pipeline stage"));
     p->yAxis->setLabel(tr("GiB per GPU"));
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
@@ -159,13 +155,6 @@ MemoryView::MemoryView(QWidget* parent) : ChartView(parent)
     m_capacityLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
     m_capacityLine->setVisible(false);
     m_capacityLabel->setVisible(false);
-
-    p->legend->setVisible(true);
-    p->axisRect()->insetLayout()->take(p->legend);
-    p->plotLayout()->addElement(1, 1, p->legend);
-    p->plotLayout()->setColumnStretchFactor(1, 0.001);
-    p->legend->setMargins(QMargins(6, 4, 6, 4));
-    p->legend->setLayer(QStringLiteral("legend"));
 
     connect(p, &QCustomPlot::mouseMove, this, &MemoryView::onMouseMove);
     applyColors();

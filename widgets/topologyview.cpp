@@ -1,19 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/topologyview.h"
-#if __has_include("core/topology.h") // until branch `model` is merged
 #include "core/topology.h"
-#else
-namespace paralens {
-struct RankCoordinates
-{
-    int tp = 0, cp = 0, ep = 0, dp = 0, pp = 0, node = 0;
-};
-inline RankCoordinates rankCoordinates(const ParallelPlan&, const ClusterSpec&, int)
-{
-    return {};
-}
-} // namespace paralens
-#endif
 #include "widgets/palette.h"
 
 #include <QComboBox>
@@ -55,11 +42,7 @@ TopologyView::TopologyView(QWidget* parent) : ChartView(parent)
     });
 
     QCustomPlot* p = plot();
-    p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(
-        0, 0,
-        new QCPTextElement(p, chartTitle(),
-                           QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
+    setUpTitleAndLegend();
     for (QCPAxis* axis : {p->xAxis, p->yAxis}) {
         axis->setTicks(false);
         axis->setTickLabels(false);
@@ -72,11 +55,9 @@ TopologyView::TopologyView(QWidget* parent) : ChartView(parent)
     m_map->setTightBoundary(false);
     m_map->removeFromLegend();
     p->legend->setVisible(false);
-    p->axisRect()->insetLayout()->take(p->legend);
-    p->plotLayout()->addElement(1, 1, p->legend);
-    p->plotLayout()->setColumnStretchFactor(1, 0.001);
-    p->legend->setRowSpacing(0);
     connect(p, &QCustomPlot::mouseMove, this, &TopologyView::onMouseMove);
+    // Square cells need the axis rect's final size: adjust the ranges after each layout.
+    connect(p, &QCustomPlot::afterLayout, this, &TopologyView::fitAspect);
     applyColors();
 }
 
@@ -137,27 +118,18 @@ void TopologyView::rebuild()
     m_units = m_aggregated ? nodes : gpus;
     m_blockW = m_aggregated ? 1 : std::min(perNode, 8);
     m_blockH = (m_unitsPerNode + m_blockW - 1) / m_blockW;
-    // Tile nodes so the picture is about 3:2.
-    const double blockAspect = double(m_blockH + 1) / double(m_blockW + 1);
-    m_nodeCols = std::clamp(int(std::ceil(std::sqrt(nodes * blockAspect * 1.5))), 1, nodes);
-    const int nodeRows = (nodes + m_nodeCols - 1) / m_nodeCols;
-    const int cols = m_nodeCols * (m_blockW + 1) - 1;
-    const int rows = nodeRows * (m_blockH + 1) - 1;
+    m_pitch = gpus <= 4096 ? 4 : 1; // small plans: a gap around every GPU so single GPUs show
 
     const int groupSpan[] = {gpus / std::max(1, p.tp), p.pp, p.dp, p.ep, p.cp, nodes};
     m_groupCount = std::max(1, groupSpan[m_colorBy]);
     const int levels = std::min(m_groupCount, kColorCycle);
-
-    m_map->data()->setSize(cols, rows);
-    m_map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
-    m_map->data()->fill(std::numeric_limits<double>::quiet_NaN());
+    m_groups.assign(std::size_t(m_units), 0);
     for (int u = 0; u < m_units; ++u) {
         const int rank = m_aggregated ? u * perNode : u;
-        if (rank >= gpus)
-            break;
-        const QPoint c = cellOf(u);
-        m_map->data()->setCell(c.x(), c.y(), groupOf(rank) % levels);
+        m_groups[std::size_t(u)] = rank < gpus ? groupOf(rank) % levels : -1;
     }
+    m_nodeCols = 0; // forces layoutCells() to fill the map
+    layoutCells();
     m_map->setDataRange(QCPRange(0, std::max(1, levels - 1)));
     applyColors();
 
@@ -193,7 +165,52 @@ void TopologyView::rebuild()
         }
     }
     plot()->legend->setVisible(legendCount > 0);
-    fitAspect();
+}
+
+int TopologyView::bestNodeColumns(QSize area) const
+{
+    const int nodes = (m_units + m_unitsPerNode - 1) / m_unitsPerNode;
+    if (area.width() <= 0 || area.height() <= 0)
+        area = QSize(600, 400);
+    // The tiling that gives the largest square cells in the area.
+    int best = 1;
+    double bestCell = 0;
+    const int limit = std::min(nodes, 4096);
+    for (int nc = 1; nc <= limit; ++nc) {
+        const int nr = (nodes + nc - 1) / nc;
+        const double cell = std::min(double(area.width()) / (nc * (m_blockW + 1)),
+                                     double(area.height()) / (nr * (m_blockH + 1)));
+        if (cell > bestCell * 1.0001) {
+            bestCell = cell;
+            best = nc;
+        }
+    }
+    return best;
+}
+
+void TopologyView::layoutCells()
+{
+    const int cols0 = bestNodeColumns(plot()->axisRect()->rect().size());
+    if (cols0 == m_nodeCols)
+        return;
+    m_nodeCols = cols0;
+    const int nodes = (m_units + m_unitsPerNode - 1) / m_unitsPerNode;
+    const int nodeRows = (nodes + m_nodeCols - 1) / m_nodeCols;
+    const int cols = (m_nodeCols * (m_blockW + 1) - 1) * m_pitch;
+    const int rows = (nodeRows * (m_blockH + 1) - 1) * m_pitch;
+    m_map->data()->setSize(cols, rows);
+    m_map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
+    m_map->data()->fill(std::numeric_limits<double>::quiet_NaN());
+    const int fill = std::max(1, m_pitch - 1);
+    for (int u = 0; u < m_units; ++u) {
+        const int g = m_groups[std::size_t(u)];
+        if (g < 0)
+            continue;
+        const QPoint c = cellOf(u) * m_pitch;
+        for (int dy = 0; dy < fill; ++dy)
+            for (int dx = 0; dx < fill; ++dx)
+                m_map->data()->setCell(c.x() + dx, c.y() + dy, g);
+    }
 }
 
 void TopologyView::applyColors()
@@ -224,26 +241,16 @@ void TopologyView::fitAspect()
 {
     if (m_units == 0)
         return;
+    layoutCells(); // re-tiles when the area's shape changed
     const QCPRange kx = m_map->data()->keyRange(), ky = m_map->data()->valueRange();
-    QCustomPlot* p = plot();
-    p->xAxis->setRange(kx.lower - 0.6, kx.upper + 0.6);
-    p->yAxis->setRange(ky.lower - 0.6, ky.upper + 0.6);
-    // Square cells: widen whichever axis has spare room.
-    const QRect r = p->axisRect()->rect();
-    if (r.width() > 0 && r.height() > 0) {
-        const double xPerPx = p->xAxis->range().size() / r.width();
-        const double yPerPx = p->yAxis->range().size() / r.height();
-        if (xPerPx > yPerPx)
-            p->yAxis->setScaleRatio(p->xAxis, 1.0);
-        else
-            p->xAxis->setScaleRatio(p->yAxis, 1.0);
-    }
-}
-
-void TopologyView::resizeEvent(QResizeEvent* event)
-{
-    ChartView::resizeEvent(event);
-    fitAspect();
+    const QRect r = plot()->axisRect()->rect();
+    if (r.width() <= 0 || r.height() <= 0)
+        return;
+    // Square cells, centred: one scale for both axes.
+    const double w = kx.size() + 1.2, h = ky.size() + 1.2;
+    const double perPx = std::max(w / r.width(), h / r.height());
+    plot()->xAxis->setRange(kx.center(), perPx * r.width(), Qt::AlignCenter);
+    plot()->yAxis->setRange(ky.center(), perPx * r.height(), Qt::AlignCenter);
 }
 
 int TopologyView::drawnGroup(int rank) const
@@ -252,7 +259,7 @@ int TopologyView::drawnGroup(int rank) const
     const int unit = m_aggregated ? (rank % perNode == 0 ? rank / perNode : -1) : rank;
     if (unit < 0 || unit >= m_units)
         return -1;
-    const QPoint c = cellOf(unit);
+    const QPoint c = cellOf(unit) * m_pitch;
     const double v = m_map->data()->cell(c.x(), c.y());
     return std::isnan(v) ? -1 : int(v);
 }
@@ -261,7 +268,7 @@ int TopologyView::unitAt(const QPointF& pixel) const
 {
     double kx = 0, ky = 0;
     m_map->pixelsToCoords(pixel, kx, ky);
-    const int cx = int(std::lround(kx)), cy = int(std::lround(ky));
+    const int cx = int(std::lround(kx)) / m_pitch, cy = int(std::lround(ky)) / m_pitch;
     if (cx < 0 || cy < 0)
         return -1;
     const int nodeX = cx / (m_blockW + 1), nodeY = cy / (m_blockH + 1);

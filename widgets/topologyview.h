@@ -4,6 +4,7 @@
 #include "widgets/chartview.h"
 
 #include <QPoint>
+#include <QSize>
 
 #include <vector>
 
@@ -54,7 +55,6 @@ public:
 protected:
     void clearData() override;
     void applyColors() override;
-    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuild();
@@ -62,12 +62,15 @@ private:
     QPoint cellOf(int unit) const; ///< cell of a GPU (or of a node when aggregated)
     int unitAt(const QPointF& pixel) const;
     void fitAspect();
+    void layoutCells();
+    int bestNodeColumns(QSize area) const;
     void onMouseMove(QMouseEvent* event);
 
     QComboBox* m_colorBox = nullptr;
     QLabel* m_caption = nullptr;
     QCPColorMap* m_map = nullptr;
     std::vector<QCPGraph*> m_legendEntries;
+    std::vector<int> m_groups; ///< colour level per cell unit (GPU or node)
     Scenario m_scenario;
     bool m_hasScenario = false;
     ColorBy m_colorBy = ByTpGroup;
@@ -78,6 +81,7 @@ private:
     int m_blockH = 1;   ///< rows per node
     int m_nodeCols = 1; ///< nodes per row of the picture
     int m_unitsPerNode = 8;
+    int m_pitch = 1; ///< colour-map cells per GPU cell (the last row/column is the gap)
 };
 
 } // namespace paralens
