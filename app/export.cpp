@@ -11,6 +11,7 @@
 #include <QImage>
 #include <QPageSize>
 #include <QPdfWriter>
+#include <QPicture>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
 
@@ -33,11 +34,19 @@ void renderChart(QCustomPlot* plot, QCPPainter* painter, const QRect& target, co
     stampFont.setPointSizeF(stampFont.pointSizeF() * 0.85);
     const int stampHeight =
         stamp.isEmpty() ? 0 : QFontMetrics(stampFont, painter->device()).height() + 8;
+    {
+        // A first pass lays the plot out at the export size, so views that fit their ranges
+        // to the area (topology) settle before the real drawing.
+        QPicture scratch;
+        QCPPainter scratchPainter(&scratch);
+        plot->toPainter(&scratchPainter, target.width(), target.height() - stampHeight);
+    }
     painter->save();
     painter->fillRect(target, palette.color(QPalette::Base));
     painter->translate(target.topLeft());
     plot->toPainter(painter, target.width(), target.height() - stampHeight);
     painter->restore();
+    plot->replot(QCustomPlot::rpQueuedReplot); // back to the on-screen layout
     if (stampHeight > 0) {
         painter->save();
         painter->setFont(stampFont);

@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCoreApplication>
 
+#include <cstdio>
 #include <memory>
 
 int main(int argc, char** argv)
@@ -18,6 +19,14 @@ int main(int argc, char** argv)
         if (qEnvironmentVariableIsEmpty("DISPLAY") &&
             qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
+        // Headless output is one `error: ...` line or nothing: Qt's platform chatter (e.g. a
+        // missing XDG_RUNTIME_DIR) stays out of stderr unless PARALENS_DEBUG is set.
+        if (qEnvironmentVariableIsEmpty("PARALENS_DEBUG"))
+            qInstallMessageHandler(
+                [](QtMsgType type, const QMessageLogContext&, const QString& msg) {
+                    if (type == QtCriticalMsg || type == QtFatalMsg)
+                        std::fprintf(stderr, "%s\n", qPrintable(msg));
+                });
         QApplication app(argc, argv);
         QCoreApplication::setApplicationName("paralens");
         QCoreApplication::setOrganizationName("ParaLens");

@@ -62,7 +62,7 @@ void ChartView::setUpTitleAndLegend()
     side->addElement(0, 0, p->legend);
     side->addElement(1, 0, new QCPLayoutElement(p)); // takes the spare height
     side->setRowStretchFactors({0.001, 1});
-    side->setMargins(QMargins(0, 0, 0, 0));
+    side->setMargins(QMargins(0, 4, 8, 4));
     p->plotLayout()->setColumnStretchFactor(1, 0.001);
     p->legend->setVisible(true);
     p->legend->setMargins(QMargins(6, 2, 6, 2));

@@ -60,7 +60,8 @@ void applyToPlot(QCustomPlot* plot, const QPalette& p)
     plot->setBackground(bg);
     for (QCPAxisRect* rect : plot->axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
-            axis->setBasePen(QPen(fg));
+            if (axis->basePen() != Qt::NoPen)
+                axis->setBasePen(QPen(fg));
             axis->setTickPen(QPen(fg));
             axis->setSubTickPen(QPen(fg));
             axis->setTickLabelColor(fg);

@@ -30,11 +30,9 @@ TopologyView::TopologyView(QWidget* parent) : ChartView(parent)
     m_colorBox->setToolTip(tr("Which process group the colours show"));
     m_colorBox->setAccessibleName(tr("Colour GPUs by"));
     label->setBuddy(m_colorBox);
-    m_caption = new QLabel(this);
-    m_caption->setWordWrap(true);
     bar->addWidget(label);
     bar->addWidget(m_colorBox);
-    bar->addWidget(m_caption, 1);
+    bar->addStretch(1);
     layoutBox()->insertLayout(0, bar);
     connect(m_colorBox, &QComboBox::currentIndexChanged, this, [this](int i) {
         setColorBy(static_cast<ColorBy>(i));
@@ -43,11 +41,17 @@ TopologyView::TopologyView(QWidget* parent) : ChartView(parent)
 
     QCustomPlot* p = plot();
     setUpTitleAndLegend();
+    // The caption is part of the plot so exports carry it.
+    p->plotLayout()->insertRow(1);
+    m_caption = new QCPTextElement(p, QString(), font());
+    p->plotLayout()->addElement(1, 0, m_caption);
+    palette::applyToPlot(p, palette());
     for (QCPAxis* axis : {p->xAxis, p->yAxis}) {
-        axis->setTicks(false);
-        axis->setTickLabels(false);
         axis->grid()->setVisible(false);
         axis->setVisible(false);
+        axis->setSubTicks(false);
+        axis->setTickLength(0, 0);
+        axis->setBasePen(Qt::NoPen);
     }
     p->yAxis->setRangeReversed(true);
     m_map = new QCPColorMap(p->xAxis, p->yAxis);
@@ -99,12 +103,19 @@ int TopologyView::groupOf(int rank) const
     return 0;
 }
 
+int TopologyView::nodeGap() const
+{
+    return m_pitch > 1 ? 2 : 1;
+}
+
 QPoint TopologyView::cellOf(int unit) const
 {
     const int node = unit / m_unitsPerNode;
     const int local = unit % m_unitsPerNode;
     const int nodeX = node % m_nodeCols, nodeY = node / m_nodeCols;
-    return {nodeX * (m_blockW + 1) + local % m_blockW, nodeY * (m_blockH + 1) + local / m_blockW};
+    const int spanX = m_blockW * m_pitch + nodeGap(), spanY = m_blockH * m_pitch + nodeGap();
+    return {nodeX * spanX + (local % m_blockW) * m_pitch,
+            nodeY * spanY + (local / m_blockW) * m_pitch};
 }
 
 void TopologyView::rebuild()
@@ -134,11 +145,11 @@ void TopologyView::rebuild()
     applyColors();
 
     const QString what = m_colorBox->currentText();
-    QString caption = tr("%1 GPUs on %2 nodes · %3 %4s")
+    QString caption = tr("%1 GPUs on %2 nodes · coloured by %3 (%4)")
                           .arg(gpus)
                           .arg(nodes)
-                          .arg(m_groupCount)
-                          .arg(what.toLower());
+                          .arg(what)
+                          .arg(m_groupCount);
     if (m_aggregated)
         caption += tr(" · one cell per node (coloured by its first GPU)");
     else if (m_groupCount > kColorCycle)
@@ -178,8 +189,9 @@ int TopologyView::bestNodeColumns(QSize area) const
     const int limit = std::min(nodes, 4096);
     for (int nc = 1; nc <= limit; ++nc) {
         const int nr = (nodes + nc - 1) / nc;
-        const double cell = std::min(double(area.width()) / (nc * (m_blockW + 1)),
-                                     double(area.height()) / (nr * (m_blockH + 1)));
+        const double cell =
+            std::min(double(area.width()) / (nc * (m_blockW * m_pitch + nodeGap())),
+                     double(area.height()) / (nr * (m_blockH * m_pitch + nodeGap())));
         if (cell > bestCell * 1.0001) {
             bestCell = cell;
             best = nc;
@@ -196,17 +208,32 @@ void TopologyView::layoutCells()
     m_nodeCols = cols0;
     const int nodes = (m_units + m_unitsPerNode - 1) / m_unitsPerNode;
     const int nodeRows = (nodes + m_nodeCols - 1) / m_nodeCols;
-    const int cols = (m_nodeCols * (m_blockW + 1) - 1) * m_pitch;
-    const int rows = (nodeRows * (m_blockH + 1) - 1) * m_pitch;
+    const int trim = nodeGap() + (m_pitch > 1 ? 1 : 0); // no gap after the last node / GPU
+    const int cols = m_nodeCols * (m_blockW * m_pitch + nodeGap()) - trim;
+    const int rows = nodeRows * (m_blockH * m_pitch + nodeGap()) - trim;
     m_map->data()->setSize(cols, rows);
     m_map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
     m_map->data()->fill(std::numeric_limits<double>::quiet_NaN());
+    // Row labels name the nodes of each row while there are few enough to read.
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const bool labelRows = !m_aggregated && nodeRows <= 32;
+    if (labelRows) {
+        const int spanY = m_blockH * m_pitch + nodeGap();
+        for (int r = 0; r < nodeRows; ++r) {
+            const int first = r * m_nodeCols, last = std::min(nodes, first + m_nodeCols) - 1;
+            ticker->addTick(r * spanY + (m_blockH * m_pitch - 1) / 2.0,
+                            first == last ? tr("node %1").arg(first)
+                                          : tr("nodes %1–%2").arg(first).arg(last));
+        }
+    }
+    plot()->yAxis->setTicker(ticker);
+    plot()->yAxis->setVisible(labelRows);
     const int fill = std::max(1, m_pitch - 1);
     for (int u = 0; u < m_units; ++u) {
         const int g = m_groups[std::size_t(u)];
         if (g < 0)
             continue;
-        const QPoint c = cellOf(u) * m_pitch;
+        const QPoint c = cellOf(u);
         for (int dy = 0; dy < fill; ++dy)
             for (int dx = 0; dx < fill; ++dx)
                 m_map->data()->setCell(c.x() + dx, c.y() + dy, g);
@@ -233,7 +260,7 @@ void TopologyView::clearData()
         g->removeFromLegend();
     }
     plot()->legend->setVisible(false);
-    m_caption->clear();
+    m_caption->setText(QString());
     m_units = 0;
 }
 
@@ -249,8 +276,15 @@ void TopologyView::fitAspect()
     // Square cells, centred: one scale for both axes.
     const double w = kx.size() + 1.2, h = ky.size() + 1.2;
     const double perPx = std::max(w / r.width(), h / r.height());
+    const QCPRange x0 = plot()->xAxis->range(), y0 = plot()->yAxis->range();
     plot()->xAxis->setRange(kx.center(), perPx * r.width(), Qt::AlignCenter);
     plot()->yAxis->setRange(ky.center(), perPx * r.height(), Qt::AlignCenter);
+    // Ticks were laid out for the old ranges: draw once more when they moved.
+    auto moved = [perPx](const QCPRange& a, const QCPRange& b) {
+        return std::abs(a.lower - b.lower) + std::abs(a.upper - b.upper) > perPx * 0.5;
+    };
+    if (moved(x0, plot()->xAxis->range()) || moved(y0, plot()->yAxis->range()))
+        plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 int TopologyView::drawnGroup(int rank) const
@@ -259,7 +293,7 @@ int TopologyView::drawnGroup(int rank) const
     const int unit = m_aggregated ? (rank % perNode == 0 ? rank / perNode : -1) : rank;
     if (unit < 0 || unit >= m_units)
         return -1;
-    const QPoint c = cellOf(unit) * m_pitch;
+    const QPoint c = cellOf(unit);
     const double v = m_map->data()->cell(c.x(), c.y());
     return std::isnan(v) ? -1 : int(v);
 }
@@ -268,11 +302,12 @@ int TopologyView::unitAt(const QPointF& pixel) const
 {
     double kx = 0, ky = 0;
     m_map->pixelsToCoords(pixel, kx, ky);
-    const int cx = int(std::lround(kx)) / m_pitch, cy = int(std::lround(ky)) / m_pitch;
-    if (cx < 0 || cy < 0)
+    const int fx = int(std::lround(kx)), fy = int(std::lround(ky));
+    if (fx < 0 || fy < 0)
         return -1;
-    const int nodeX = cx / (m_blockW + 1), nodeY = cy / (m_blockH + 1);
-    const int lx = cx % (m_blockW + 1), ly = cy % (m_blockH + 1);
+    const int spanX = m_blockW * m_pitch + nodeGap(), spanY = m_blockH * m_pitch + nodeGap();
+    const int nodeX = fx / spanX, nodeY = fy / spanY;
+    const int lx = (fx % spanX) / m_pitch, ly = (fy % spanY) / m_pitch;
     if (lx >= m_blockW || ly >= m_blockH || nodeX >= m_nodeCols)
         return -1;
     const int unit = (nodeY * m_nodeCols + nodeX) * m_unitsPerNode + ly * m_blockW + lx;

@@ -12,6 +12,7 @@ class QComboBox;
 class QLabel;
 class QCPColorMap;
 class QCPGraph;
+class QCPTextElement;
 class QMouseEvent;
 
 namespace paralens {
@@ -59,7 +60,8 @@ protected:
 private:
     void rebuild();
     int groupOf(int rank) const;
-    QPoint cellOf(int unit) const; ///< cell of a GPU (or of a node when aggregated)
+    QPoint cellOf(int unit) const; ///< top-left map cell of a GPU (or node when aggregated)
+    int nodeGap() const;           ///< map cells between nodes
     int unitAt(const QPointF& pixel) const;
     void fitAspect();
     void layoutCells();
@@ -67,7 +69,7 @@ private:
     void onMouseMove(QMouseEvent* event);
 
     QComboBox* m_colorBox = nullptr;
-    QLabel* m_caption = nullptr;
+    QCPTextElement* m_caption = nullptr;
     QCPColorMap* m_map = nullptr;
     std::vector<QCPGraph*> m_legendEntries;
     std::vector<int> m_groups; ///< colour level per cell unit (GPU or node)
@@ -81,7 +83,7 @@ private:
     int m_blockH = 1;   ///< rows per node
     int m_nodeCols = 1; ///< nodes per row of the picture
     int m_unitsPerNode = 8;
-    int m_pitch = 1; ///< colour-map cells per GPU cell (the last row/column is the gap)
+    int m_pitch = 1; ///< map cells per GPU (the last row/column is the gap between GPUs)
 };
 
 } // namespace paralens

@@ -25,8 +25,8 @@ QString exactBytes(double b)
 {
     if (!std::isfinite(b))
         return QStringLiteral("—");
-    return QStringLiteral("%1 B").arg(
-        QLocale::c().toString(static_cast<qlonglong>(std::llround(b))));
+    return QStringLiteral("%1 B").arg(QLocale(QLocale::English, QLocale::UnitedStates)
+                                          .toString(static_cast<qlonglong>(std::llround(b))));
 }
 
 namespace {
