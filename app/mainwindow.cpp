@@ -185,8 +185,7 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
 
 void MainWindow::updateNow()
 {
-    m_panel->setScenario(m_doc->scenario());
-    showEvaluation(Evaluator::evaluateScenario(m_doc->scenario()), true);
+    showEvaluation(Evaluator::evaluateScenario(m_doc->scenario(), m_evaluator->supersede()), true);
     m_headline->repaint();
 }
 

@@ -43,6 +43,8 @@ public:
     static Evaluation evaluateScenario(const Scenario& s, quint64 generation = 0);
 
     quint64 generation() const { return m_generation; }
+    /// Starts a new generation without a request, so pending results are dropped; returns it.
+    quint64 supersede() { return ++m_generation; }
     bool isBusy() const { return m_pending > 0; }
 
 signals:
