@@ -145,15 +145,15 @@ void TopologyView::rebuild()
     applyColors();
 
     const QString what = m_colorBox->currentText();
-    QString caption = tr("%1 GPUs on %2 nodes · coloured by %3 (%4)")
-                          .arg(gpus)
-                          .arg(nodes)
-                          .arg(what)
-                          .arg(m_groupCount);
+    const QString shortNames[] = {tr("TP"), tr("stage"), tr("replica"),
+                                  tr("EP"), tr("CP"),    tr("node")};
+    const QString shortName = shortNames[m_colorBy];
+    QString caption =
+        tr("%1 GPUs · %2 nodes · %3 × %4").arg(gpus).arg(nodes).arg(m_groupCount).arg(what);
     if (m_aggregated)
-        caption += tr(" · one cell per node (coloured by its first GPU)");
+        caption += tr("\none cell per node, coloured by its first GPU");
     else if (m_groupCount > kColorCycle)
-        caption += tr(" · colours repeat every %1").arg(kColorCycle);
+        caption += tr("\ncolours repeat every %1").arg(kColorCycle);
     m_caption->setText(caption);
 
     const int legendCount = m_groupCount <= kLegendMax ? m_groupCount : 0;
@@ -168,7 +168,7 @@ void TopologyView::rebuild()
         g->setVisible(used);
         if (used) {
             g->addToLegend();
-            g->setName(QStringLiteral("%1 %2").arg(what).arg(i));
+            g->setName(QStringLiteral("%1 %2").arg(shortName).arg(i));
             const QColor c = palette::group(i, levels);
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, c, c, 9));
         } else {
