@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli.h"
 #include "app/cli_commands.h"
+#include "app/user_presets.h"
+#include "core/error.h"
 
+#include <QCommandLineParser>
 #include <QTextStream>
 
 #include <array>
+#include <optional>
 
 namespace paralens::cli {
 namespace {
@@ -38,11 +42,37 @@ void printHelp(QTextStream& out)
            "Subcommands:\n";
     for (const auto& c : kCommands)
         out << "  " << QString::fromLatin1(c.name).leftJustified(12) << c.summary << "\n";
-    out << "\nOptions:\n  --help       show this help (also: paralens SUBCOMMAND --help)\n"
-           "  --version    print the version\n";
+    out << "\nOptions:\n  --help          show this help (also: paralens SUBCOMMAND --help)\n"
+           "  --version       print the version\n"
+           "  --presets DIR   add the model/hardware presets in DIR (any subcommand; repeatable).\n"
+           "                  "
+        << userPresetFolder() << " is read too when it exists.\n";
+}
+
+// The run's preset library; a process runs one subcommand, so one library per process.
+std::optional<PresetLibrary>& library()
+{
+    static std::optional<PresetLibrary> lib;
+    return lib;
 }
 
 } // namespace
+
+const PresetLibrary& presets()
+{
+    if (!library())
+        library().emplace(loadPresetLibrary({}));
+    return *library();
+}
+
+QString usageText(const QCommandLineParser& parser, const char* subcommand)
+{
+    QString text = parser.helpText();
+    const auto options = text.indexOf(" [options]");
+    if (text.startsWith("Usage: ") && options > 0)
+        text.replace(7, options - 7, QString("paralens ") + subcommand);
+    return text;
+}
 
 int fail(const QString& message)
 {
@@ -50,23 +80,33 @@ int fail(const QString& message)
     return BadInput;
 }
 
-bool needsGui(const QStringList& args)
+bool needsGui(const QStringList& arguments)
 {
+    QStringList args = arguments;
+    takePresetOptions(args);
     return args.size() >= 2 && args.at(1) == QLatin1String("export");
 }
 
-bool wantsCli(const QStringList& args)
+bool wantsCli(const QStringList& arguments)
 {
+    QStringList args = arguments;
+    takePresetOptions(args);
     if (args.size() < 2)
         return false;
     // A scenario file opens the window; anything else is a subcommand or an option.
     return !args.at(1).endsWith(QLatin1String(".json"));
 }
 
-int run(const QStringList& args)
+int run(const QStringList& arguments)
 {
     QTextStream out(stdout);
+    QStringList args = arguments;
+    const QStringList dirs = takePresetOptions(args);
     const QString first = args.value(1);
+    if (args.contains("--presets")) { // takePresetOptions() leaves a trailing one without DIR
+        QTextStream(stderr) << "error: --presets needs a folder (--presets DIR)\n";
+        return BadUsage;
+    }
     if (first == "--version" || first == "-v") {
         out << "paralens " << PARALENS_VERSION << "\n";
         return Ok;
@@ -75,8 +115,14 @@ int run(const QStringList& args)
         printHelp(out);
         return Ok;
     }
-    if (const Command* c = find(first))
+    if (const Command* c = find(first)) {
+        try {
+            library().emplace(loadPresetLibrary(dirs));
+        } catch (const InputError& e) {
+            return fail(QString::fromStdString(e.what()));
+        }
         return c->run(args.mid(1));
+    }
     QTextStream(stderr) << "error: unknown subcommand '" << first
                         << "' (paralens --help lists them)\n";
     return BadUsage;

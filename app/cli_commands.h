@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include "core/presets.h"
+
 #include <QStringList>
+
+class QCommandLineParser;
 
 // One function per subcommand, each in its own cli_<name>.cpp. `args` starts with the
 // subcommand name. Each returns the process exit code.
@@ -12,6 +16,11 @@ int cmdExport(const QStringList& args);
 
 /// Prints "error: <message>" on stderr and returns the exit code for bad input.
 int fail(const QString& message);
+/// parser.helpText() with the usage line naming "paralens SUBCOMMAND" instead of the binary path.
+QString usageText(const QCommandLineParser& parser, const char* subcommand);
+/// The presets for this run: built-ins, the user's config folder and every --presets DIR
+/// (run() loads them before the subcommand starts). Pass it to loadScenarioFile().
+const PresetLibrary& presets();
 /// Exit codes shared by all subcommands.
 enum ExitCode
 {

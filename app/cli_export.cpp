@@ -69,7 +69,7 @@ int cmdExport(const QStringList& args)
 
     Scenario scenario;
     try {
-        scenario = loadScenarioFile(positional.first().toStdString());
+        scenario = loadScenarioFile(positional.first().toStdString(), presets());
     } catch (const InputError& e) {
         return fail(QString::fromStdString(e.what()));
     }

@@ -46,8 +46,8 @@ private:
 
 } // namespace
 
-Document::Document(const Scenario& initial, QObject* parent)
-    : QObject(parent), m_scenario(initial), m_undo(new QUndoStack(this))
+Document::Document(const Scenario& initial, const PresetLibrary& presets, QObject* parent)
+    : QObject(parent), m_scenario(initial), m_presets(presets), m_undo(new QUndoStack(this))
 {
     connect(m_undo, &QUndoStack::cleanChanged, this,
             [this](bool clean) { emit modifiedChanged(!clean); });
@@ -85,7 +85,7 @@ void Document::reset(const Scenario& s, const QString& path)
 bool Document::load(const QString& path, QString* error)
 {
     try {
-        Scenario s = loadScenarioFile(path.toStdString());
+        Scenario s = loadScenarioFile(path.toStdString(), m_presets);
         reset(s, path);
         return true;
     } catch (const InputError& e) {

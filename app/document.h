@@ -9,6 +9,8 @@ class QUndoStack;
 
 namespace paralens {
 
+class PresetLibrary;
+
 /// The scenario being edited: the Scenario itself, its file, its undo history and whether it
 /// differs from the file. Every edit goes through the undo stack; the edits of one slider drag
 /// merge into one step.
@@ -16,7 +18,8 @@ class Document : public QObject
 {
     Q_OBJECT
 public:
-    explicit Document(const Scenario& initial, QObject* parent = nullptr);
+    /// `presets` resolves preset ids in files; it must outlive the document.
+    Document(const Scenario& initial, const PresetLibrary& presets, QObject* parent = nullptr);
 
     const Scenario& scenario() const { return m_scenario; }
     QUndoStack* undoStack() const { return m_undo; }
@@ -48,6 +51,7 @@ signals:
 
 private:
     Scenario m_scenario;
+    const PresetLibrary& m_presets;
     QString m_path;
     QUndoStack* m_undo = nullptr;
 };

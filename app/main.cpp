@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli.h"
 #include "app/mainwindow.h"
+#include "app/user_presets.h"
+#include "core/error.h"
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QMessageBox>
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 int main(int argc, char** argv)
 {
@@ -46,10 +50,21 @@ int main(int argc, char** argv)
     QApplication::setOrganizationName("ParaLens");
     QApplication::setApplicationVersion(PARALENS_VERSION);
     QApplication::setDesktopFileName("io.github.paralens.ParaLens");
-    paralens::MainWindow window;
-    window.restoreSession(args.size() <= 1);
-    if (args.size() > 1)
-        window.openFile(args.at(1));
+    // The user's preset folder and --presets DIR add to the built-in presets.
+    QStringList rest = args;
+    const QStringList dirs = paralens::takePresetOptions(rest);
+    std::optional<paralens::PresetLibrary> presets;
+    try {
+        presets.emplace(paralens::loadPresetLibrary(dirs));
+    } catch (const paralens::InputError& e) {
+        QMessageBox::critical(nullptr, QObject::tr("Presets not loaded"),
+                              QObject::tr("%1\nUsing the built-in presets only.")
+                                  .arg(QString::fromStdString(e.what())));
+    }
+    paralens::MainWindow window(presets ? &*presets : nullptr);
+    window.restoreSession(rest.size() <= 1);
+    if (rest.size() > 1)
+        window.openFile(rest.at(1));
     window.show();
     return app.exec();
 }

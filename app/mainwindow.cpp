@@ -50,16 +50,17 @@ QStringList warningLines(const Estimate& e)
 
 } // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
+    : QMainWindow(parent), m_presets(presets ? *presets : PresetLibrary::builtin())
 {
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
     resize(1600, 1000);
 
-    m_doc = new Document(defaultScenario(), this);
+    m_doc = new Document(defaultScenario(), m_presets, this);
     m_evaluator = new Evaluator(this);
 
-    m_panel = new ControlPanel(PresetLibrary::builtin(), this);
+    m_panel = new ControlPanel(m_presets, this);
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
@@ -361,7 +362,7 @@ void MainWindow::restoreSession(bool restoreScenario)
     if (!restoreScenario || last.isEmpty())
         return;
     try {
-        m_doc->reset(parseScenario(last.toStdString(), "last session"));
+        m_doc->reset(parseScenario(last.toStdString(), "last session", m_presets));
     } catch (const std::exception&) {
         // A scenario from an older version that no longer parses: start from the default.
     }

@@ -16,6 +16,7 @@ class ControlPanel;
 class Document;
 class Headline;
 class MemoryView;
+class PresetLibrary;
 class TopologyView;
 
 /// The explorer window: the scenario controls in a dock, the headline strip and the views.
@@ -25,7 +26,8 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    /// `presets` (built-in plus the user's) must outlive the window; nullptr: built-in only.
+    explicit MainWindow(const PresetLibrary* presets = nullptr, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     /// Opens a scenario file; shows the error and keeps the current document on failure.
@@ -78,6 +80,7 @@ private:
     void exportReportDialog();
     void saveSession();
 
+    const PresetLibrary& m_presets;
     Document* m_doc = nullptr;
     Evaluator* m_evaluator = nullptr;
     ControlPanel* m_panel = nullptr;

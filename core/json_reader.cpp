@@ -181,17 +181,6 @@ bool ObjectReader::readInt64(std::string_view key, std::int64_t& out, std::int64
     const json* v = find(key);
     if (!v)
         return false;
-    double value = 0;
-    if (v->is_number_integer() && !v->is_number_unsigned()) {
-        value = static_cast<double>(v->get<std::int64_t>());
-        const auto i = v->get<std::int64_t>();
-        if (i < min)
-            badValue(key, std::to_string(i) + " is below the minimum " + std::to_string(min));
-        if (i > max)
-            badValue(key, std::to_string(i) + " exceeds the bound " + std::to_string(max));
-        out = i;
-        return true;
-    }
     if (v->is_number_unsigned()) {
         const auto u = v->get<std::uint64_t>();
         if (u > static_cast<std::uint64_t>(max))
@@ -201,8 +190,17 @@ bool ObjectReader::readInt64(std::string_view key, std::int64_t& out, std::int64
         out = static_cast<std::int64_t>(u);
         return true;
     }
+    if (v->is_number_integer()) {
+        const auto i = v->get<std::int64_t>();
+        if (i < min)
+            badValue(key, std::to_string(i) + " is below the minimum " + std::to_string(min));
+        if (i > max)
+            badValue(key, std::to_string(i) + " exceeds the bound " + std::to_string(max));
+        out = i;
+        return true;
+    }
     if (v->is_number_float()) {
-        value = v->get<double>();
+        const double value = v->get<double>();
         if (!std::isfinite(value) || value != std::floor(value))
             badValue(key, "expected an integer, got " + number(value));
         if (value < static_cast<double>(min))

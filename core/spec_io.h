@@ -4,6 +4,8 @@
 #include "core/model_spec.h"
 
 #include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
 #include <string>
 #include <string_view>
 

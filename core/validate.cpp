@@ -259,6 +259,12 @@ template <typename Report> void check(const Scenario& s, Report& report)
                 " must divide parallel.dp × parallel.cp = " + big(mul(p.dp, p.cp)) +
                 " (expert groups are carved out of data × context ranks)");
 
+    // Megatron-LM's ModelParallelConfig raises for EP > 1 with TP > 1 and no sequence
+    // parallelism (megatron/core/model_parallel_config.py).
+    PL_RULE(t.framework == Framework::Megatron && p.ep > 1 && p.tp > 1 && !p.sequence_parallel,
+            "ep_tp_needs_sp", (Fields{"parallel.sequence_parallel", "parallel.ep", "parallel.tp"}),
+            "parallel.ep > 1 with parallel.tp > 1 needs parallel.sequence_parallel in Megatron-LM");
+
     // 6. GPUs.
     const std::int64_t product = mul(mul(p.tp, p.pp), mul(p.cp, p.dp));
     PL_RULE(product != s.gpus, "gpus_product",

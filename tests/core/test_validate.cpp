@@ -5,12 +5,15 @@
 #include "core/scenario_io.h"
 #include "core/validate.h"
 
+#include <QFile>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <new>
+#include <set>
 
 using namespace paralens;
 
@@ -18,6 +21,7 @@ using namespace paralens;
 namespace {
 thread_local bool g_counting = false;
 thread_local long g_allocations = 0;
+std::set<QString> g_testedRules; // filled by everyRuleNamesItsField_data()
 } // namespace
 
 void* operator new(std::size_t n)
@@ -57,6 +61,7 @@ Scenario moe() // Mixtral 8x7B on 32 H100: tp 2, pp 2, dp 8, ep 8
     s.parallel.pp = 2;
     s.parallel.dp = 8;
     s.parallel.ep = 8;
+    s.parallel.sequence_parallel = true; // Megatron-LM needs it with EP and TP
     s.training.seq_len = 4096;
     s.training.global_batch = 256;
     return s;
@@ -143,6 +148,10 @@ private slots:
         QTest::newRow("fp8 on h100")
             << false << Mutation([](Scenario& s) { s.training.precision = Precision::FP8; });
         QTest::newRow("ep 4 of dp 8") << true << Mutation([](Scenario& s) { s.parallel.ep = 4; });
+        QTest::newRow("ep with tp, no sp, deepspeed") << true << Mutation([](Scenario& s) {
+            s.parallel.sequence_parallel = false;
+            s.training.framework = Framework::DeepSpeed; // the Megatron-LM rule only
+        });
     }
     void validPlansPass()
     {
@@ -164,6 +173,7 @@ private slots:
         auto row = [](const char* name, bool isMoe, Mutation m, const char* rule,
                       const char* field) {
             QTest::newRow(name) << isMoe << m << QString(rule) << QString(field);
+            g_testedRules.insert(rule);
         };
         row(
             "tp 0", false, [](Scenario& s) { s.parallel.tp = 0; }, "positive", "parallel.tp");
@@ -303,6 +313,9 @@ private slots:
             },
             "ep_divides_dp_cp", "parallel.dp");
         row(
+            "ep with tp, no sp", true, [](Scenario& s) { s.parallel.sequence_parallel = false; },
+            "ep_tp_needs_sp", "parallel.sequence_parallel");
+        row(
             "gpus product", false, [](Scenario& s) { s.gpus = 32; }, "gpus_product", "gpus");
         row(
             "gpus product overflow", false,
@@ -380,6 +393,23 @@ private slots:
             QVERIFY(!e.message.empty() && e.message.find('\n') == std::string::npos);
             QVERIFY(!e.fields.empty());
         }
+    }
+
+    // Every rule id in core/validate.cpp has a failing case in the table above.
+    void everyRuleHasACase()
+    {
+        QFile f(PARALENS_SOURCE_DIR "/core/validate.cpp");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString source = QString::fromUtf8(f.readAll());
+        // Rule ids are the snake_case string literals given to report() / PL_RULE.
+        static const QRegularExpression id(R"re("([a-z0-9]+(?:_[a-z0-9]+)+|positive)")re");
+        int found = 0;
+        for (auto it = id.globalMatch(source); it.hasNext();) {
+            const QString rule = it.next().captured(1);
+            ++found;
+            QVERIFY2(g_testedRules.count(rule), qPrintable("no failing case for rule " + rule));
+        }
+        QVERIFY(found >= 25);
     }
 
     // The same input gives the same rules in the same order, and every broken rule is listed.
