@@ -25,6 +25,8 @@ const std::array kCommands{
     Command{"check", "validate a scenario and print it normalised", cmdCheck},
     Command{"export", "write a chart as PNG, SVG or PDF", cmdExport},
     Command{"presets", "list the model and hardware presets", cmdPresets},
+    Command{"eval", "per-stage memory, step time and throughput of a scenario", cmdEval},
+    Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
 };
 
 const Command* find(const QString& name)

@@ -44,9 +44,12 @@ double collectiveSeconds(Collective c, const LinkModel& link, double bytes,
         const double bw = link.span == Span::ScaleUp ? link.scale_up_Bps : link.scale_out_Bps;
         return link.alpha_seconds + bytes / bw;
     }
+    // NCCL runs all-gather, reduce-scatter and all-to-all as rings (n − 1 steps); all-reduce
+    // switches to trees / NVLS at scale (2 · 2·log2 n steps).
     const double ring = c == Collective::AllReduce ? 2.0 * (n - 1) : double(n - 1);
-    const double tree = (c == Collective::AllReduce ? 2.0 : 1.0) * 2.0 * std::ceil(std::log2(n));
-    const double latency = std::min(ring, tree) * link.alpha_seconds;
+    const double steps =
+        c == Collective::AllReduce ? std::min(ring, 4.0 * std::ceil(std::log2(n))) : ring;
+    const double latency = steps * link.alpha_seconds;
     if (c == Collective::AllToAll && link.span == Span::ScaleOut) {
         const double g = std::min(n, std::max(1, link.per_domain));
         const double nic = (n - g) / n * bytes / link.scale_out_Bps;

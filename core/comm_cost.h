@@ -28,10 +28,11 @@ LinkModel linkFor(const GroupPlacement& g, const ClusterSpec& cluster, const Mod
 /// buffer, all-gather the total output, reduce-scatter the total input, all-to-all the per-rank
 /// send buffer, send/recv the message) on `link`: alpha-beta with nccl-tests' bus factors,
 ///   t = busFactor(c, n) · bytes / busbw + steps · alpha,
-/// steps = n − 1 ring steps (2(n − 1) for all-reduce), capped at 2·log2 n (NCCL's tree/NVLS
-/// at scale). An all-to-all leaving the domain is bound by the slower of its NIC and NVLink
-/// parts: max((n − g)/n · S / NIC, (g − 1)/n · S / NVLink). A measured profile, when given and
-/// holding that collective, replaces the formula. 0 for a group of one.
+/// steps = n − 1 ring steps for all-gather, reduce-scatter and all-to-all (NCCL's rings);
+/// all-reduce 2(n − 1), capped at 4·log2 n (NCCL's trees at scale). An all-to-all leaving the
+/// domain is bound by the slower of its NIC and NVLink parts: max((n − g)/n · S / NIC, (g − 1)/n ·
+/// S / NVLink). A measured profile, when given and holding that collective, replaces the formula. 0
+/// for a group of one.
 double collectiveSeconds(Collective c, const LinkModel& link, double bytes,
                          const MeasuredPerformance* measured = nullptr);
 

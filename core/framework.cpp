@@ -17,6 +17,10 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         c.grad_reduce_bytes = 2;
         c.reduce_bucket_elements = 5e8;
         c.allgather_bucket_elements = 5e8;
+        c.zero3_max_live_params = 1e9; // stage3_max_live_parameters
+        c.zero3_layer_grads = false;   // gradients go through the reduce bucket
+        c.zero3_per_tensor = true;
+        c.zero3_prefetch_params = 5e7; // stage3_prefetch_bucket_size
         c.split = LayerSplit::ShortEnds;
         break;
     case Framework::FSDP:

@@ -48,6 +48,15 @@ struct FrameworkConventions
     double reduce_bucket_elements = 0;    ///< extra reduce buffer (0 = none beyond the grads)
     double allgather_bucket_elements = 0; ///< extra all-gather buffer
     double zero3_live_layers = 2;         ///< gathered layers held at once under ZeRO-3 / FSDP
+    double zero3_max_live_params = 0;     ///< cap on gathered parameters (0 = none)
+    bool zero3_layer_grads = true; ///< a layer's unsharded gradient is held before its reduce
+    /// ZeRO-3 gathers each parameter tensor on its own (DeepSpeed's per-submodule fetch) rather
+    /// than one flat unit per layer (FSDP, Megatron FSDP).
+    bool zero3_per_tensor = false;
+    /// Parameters prefetched ahead of compute (DeepSpeed stage3_prefetch_bucket_size 5e7); a
+    /// tensor larger than this is fetched on demand and its gather is exposed. 0 = the next
+    /// whole unit is prefetched (FSDP forward/backward prefetch).
+    double zero3_prefetch_params = 0;
     LayerSplit split = LayerSplit::ShortEnds;
 
     /// Optimizer-state bytes per parameter (master + moments), the ZeRO paper's K.

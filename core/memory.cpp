@@ -170,8 +170,14 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         out.activations = act;
 
         double buffers = groups * k.nccl_bytes_per_group;
-        if (pl.zero >= 3) // gathered layers (current + prefetch) and one layer's full gradient
-            buffers += sp.largest_layer * (fw.zero3_live_layers * fw.weight_bytes + fw.grad_bytes);
+        if (pl.zero >= 3) { // gathered layers (current + prefetch) and one layer's full gradient
+            double live = fw.zero3_live_layers * sp.largest_layer;
+            if (fw.zero3_max_live_params > 0)
+                live = std::min(live, fw.zero3_max_live_params);
+            buffers += live * fw.weight_bytes;
+            if (fw.zero3_layer_grads)
+                buffers += sp.largest_layer * fw.grad_bytes;
+        }
         if (pl.zero >= 1 && pl.dp > 1) {
             buffers += std::min(fw.reduce_bucket_elements, sp.total()) * fw.grad_bytes;
             if (pl.zero <= 2)

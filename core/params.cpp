@@ -170,10 +170,14 @@ bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
 StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const StageLayers& st,
                             int vocab_divisible_by)
 {
+    return stageParameters(m, plan, st, denseLayerParams(m), moeLayerParams(m), vocab_divisible_by);
+}
+
+StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const StageLayers& st,
+                            const LayerParams& dl, const LayerParams& ml, int vocab_divisible_by)
+{
     const double t = std::max(1, plan.tp);
     const double ep = std::max(1, plan.ep);
-    const LayerParams dl = denseLayerParams(m);
-    const LayerParams ml = moeLayerParams(m);
     const int dense = st.layers - st.moe_layers;
     StageParams s;
     s.dense = dense * (dl.tpSharded() / t + dl.replicated()) +

@@ -73,5 +73,9 @@ struct StageParams
 
 StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const StageLayers& st,
                             int vocab_divisible_by = 128);
+/// The same with the layer counts precomputed (denseLayerParams(m), moeLayerParams(m)).
+StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const StageLayers& st,
+                            const LayerParams& dense, const LayerParams& moe,
+                            int vocab_divisible_by = 128);
 
 } // namespace paralens

@@ -46,6 +46,13 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
                           std::span<const StageTimes> stages, double p2p_seconds,
                           std::span<double> inflight);
 
+/// m = B / (b · dp), or 0 when the plan has no micro-batches (b or dp not positive) — never a
+/// division by zero on an unvalidated plan.
+inline int safeMicrobatches(const TrainingSettings& t, const ParallelPlan& p)
+{
+    return t.micro_batch > 0 && p.dp > 0 ? t.global_batch / (t.micro_batch * p.dp) : 0;
+}
+
 /// M_W / M_B: weight-gradient stash over a micro-batch's activations (ZB paper: 32sbh vs 34sbh).
 inline constexpr double kZbWeightStashRatio = 32.0 / 34.0;
 

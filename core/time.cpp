@@ -3,15 +3,15 @@
 #include "core/comm_cost.h"
 
 #include <algorithm>
-#include <cctype>
 #include <string_view>
 
 namespace paralens {
 namespace {
 
+// Case-insensitive search for a lowercase ASCII key (no locale calls: this runs per evaluation).
 bool nameHas(const std::string& name, std::string_view key)
 {
-    auto lower = [](char c) { return char(std::tolower(static_cast<unsigned char>(c))); };
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
     if (name.size() < key.size())
         return false;
     for (std::size_t i = 0; i + key.size() <= name.size(); ++i) {
@@ -135,6 +135,14 @@ LayerTimes layerTimes(const ModelSpec& m, const Shape& d, const Kernels& k,
     return lt;
 }
 
+// Parameter tensors of one layer (DeepSpeed fetches them one by one): the attention and MLP
+// weight matrices, their biases in GPT-style models, and the norms' weights (and biases).
+double tensorsPerLayer(const ModelSpec& m)
+{
+    const double linears = 4 + mlpMatrices(m);
+    return m.gated_mlp ? linears + 2 : 2 * linears + 4;
+}
+
 } // namespace
 
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8)
@@ -168,7 +176,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     const Topology& topo = *in.topology;
     const ClusterSpec& cl = sc.cluster;
     const int p = std::max(1, pl.pp);
-    const int mb = std::max(1, tr.microbatches(std::max(1, pl.dp)));
+    const int mb = std::max(1, safeMicrobatches(tr, pl));
 
     // ---- kernels ----
     Kernels k;
@@ -278,6 +286,11 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     double dpExposed = 0, dpTotalSlow = 0;
     double optimizer = 0, offload = 0;
     double slowComm[3] = {0, 0, 0};
+    struct DpCosts
+    {
+        double dense = 0, expert = 0, units = 0;
+        double gradTail = 0, paramTail = 0, perMbF = 0, perMbB = 0, hideF = 0, hideB = 0;
+    } dpMemo;
     for (int r = 0; r < p; ++r) {
         const StageLayers& st = in.layers[std::size_t(r)];
         const StageParams& sp = in.params[std::size_t(r)];
@@ -300,32 +313,62 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
             return collectiveSeconds(c, dpL, denseBytes, meas) +
                    collectiveSeconds(c, edpL, expertBytes, meas);
         };
-        double gradTail = 0, paramTail = 0, perMbF = 0, perMbB = 0;
-        switch (pl.zero) {
-        case 0:
-            gradTail = coll(Collective::AllReduce, sp.dense * grb, sp.expert * grb);
-            break;
-        case 1:
-            gradTail = coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
-            paramTail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
-            break;
-        case 2:
-            perMbB = coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
-            paramTail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
-            break;
-        default: {
-            const double ag = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
-            perMbF = ag;
-            perMbB = ag * (tr.recompute == Recompute::Full ? 2 : 1) +
-                     coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
-            break;
+        // Stages with the same parameters and layers (most middle stages) cost the same.
+        const double units = std::max(1, st.layers) + (st.first || st.last ? 1 : 0);
+        if (r == 0 || sp.dense != dpMemo.dense || sp.expert != dpMemo.expert ||
+            units != dpMemo.units) {
+            dpMemo = DpCosts{};
+            dpMemo.dense = sp.dense;
+            dpMemo.expert = sp.expert;
+            dpMemo.units = units;
+            double& gradTail = dpMemo.gradTail;
+            double& paramTail = dpMemo.paramTail;
+            double& perMbF = dpMemo.perMbF;
+            double& perMbB = dpMemo.perMbB;
+            double& hideF = dpMemo.hideF;
+            double& hideB = dpMemo.hideB;
+            double prefetch = 1;
+            switch (pl.zero) {
+            case 0:
+                gradTail = coll(Collective::AllReduce, sp.dense * grb, sp.expert * grb);
+                break;
+            case 1:
+                gradTail = coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
+                paramTail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
+                break;
+            case 2:
+                perMbB = coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
+                hideB = perMbB;
+                paramTail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
+                break;
+            default: {
+                // ZeRO-3 / FSDP: gathered unit by unit (a layer, plus the embedding / head), or
+                // tensor by tensor (DeepSpeed); each collective pays its own ring latency.
+                const double n = units * (fw.zero3_per_tensor ? tensorsPerLayer(m) : 1.0);
+                const double ag =
+                    n * coll(Collective::AllGather, sp.dense * wb / n, sp.expert * wb / n);
+                const double rs = units * coll(Collective::ReduceScatter, sp.dense * grb / units,
+                                               sp.expert * grb / units);
+                perMbF = ag;
+                perMbB = ag * (tr.recompute == Recompute::Full ? 2 : 1) + rs;
+                // Only what the prefetch covers can run ahead of compute.
+                if (fw.zero3_prefetch_params > 0)
+                    prefetch = std::min(1.0, fw.zero3_prefetch_params / (sp.total() / n));
+                hideF = prefetch * perMbF;
+                hideB = prefetch * (perMbB - rs) + rs;
+                break;
+            }
+            }
+            if (hybrid)
+                gradTail +=
+                    collectiveSeconds(Collective::AllReduce, repL, sp.total() / sg * grb, meas);
         }
-        }
-        if (hybrid)
-            gradTail += collectiveSeconds(Collective::AllReduce, repL, sp.total() / sg * grb, meas);
+        const double gradTail = dpMemo.gradTail, paramTail = dpMemo.paramTail;
+        const double perMbF = dpMemo.perMbF, perMbB = dpMemo.perMbB;
+        const double hideF = dpMemo.hideF, hideB = dpMemo.hideB;
         // Per-micro-batch ZeRO-2/3 collectives overlap that micro-batch's compute.
-        const double hiddenF = std::min(perMbF, t.forward_seconds);
-        const double hiddenB = std::min(perMbB, t.backward_seconds + t.weight_seconds);
+        const double hiddenF = std::min(hideF, t.forward_seconds);
+        const double hiddenB = std::min(hideB, t.backward_seconds + t.weight_seconds);
         t.forward_seconds += perMbF - hiddenF;
         t.backward_seconds += perMbB - hiddenB;
 

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli_commands.h"
+#include "core/error.h"
+#include "core/estimate_json.h"
+#include "core/evaluate.h"
+#include "core/scenario_io.h"
+#include "core/validate.h"
+
+#include <QTextStream>
+
+#include <nlohmann/json.hpp>
+
+namespace paralens::cli {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+QString gib(double bytes)
+{
+    return QString::asprintf("%.1f", bytes / kGiB);
+}
+
+QString ms(double seconds)
+{
+    return QString::asprintf("%.1f", seconds * 1e3);
+}
+
+void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
+{
+    const ParallelPlan& p = s.parallel;
+    out << QString::fromStdString(s.model.name) << " on " << e.gpus << " × "
+        << QString::fromStdString(s.cluster.gpu.name) << "\n";
+    out << QString::asprintf("plan: tp %d · pp %d · dp %d · cp %d · ep %d, %s", p.tp, p.pp, p.dp,
+                             p.cp, p.ep, std::string(toString(p.schedule)).c_str());
+    if (p.virtual_stages > 1)
+        out << " v" << p.virtual_stages;
+    out << QString::asprintf(", zero %d, %s, %s recompute, %d micro-batches\n\n", p.zero,
+                             std::string(toString(s.training.framework)).c_str(),
+                             std::string(toString(s.training.recompute)).c_str(), e.microbatches);
+
+    out << "Memory per GPU (GiB), capacity " << gib(e.capacity_bytes) << "\n";
+    out << QString::asprintf("%6s %6s %8s %8s %8s %8s %8s %8s %8s %9s\n", "stage", "layers",
+                             "params", "grads", "optim", "activ", "buffers", "runtime", "total",
+                             "in-flight");
+    for (const StageMemory& st : e.stages)
+        out << QString::asprintf("%6d %6d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9.1f\n",
+                                 st.stage, st.layers, st.parameters / kGiB, st.gradients / kGiB,
+                                 st.optimizer_states / kGiB, st.activations / kGiB,
+                                 st.comm_buffers / kGiB, st.runtime_overhead / kGiB,
+                                 st.total() / kGiB, st.inflight_microbatches);
+    out << "peak: stage " << e.peak_stage << ", " << gib(e.peak_bytes)
+        << " GiB: " << (e.fits ? "fits" : "DOES NOT FIT") << "\n\n";
+
+    const TimeBreakdown& t = e.time;
+    out << "Step time " << ms(t.step_seconds) << " ms: compute " << ms(t.compute_seconds)
+        << " ms, bubble " << QString::asprintf("%.1f %%", 100 * t.bubble_fraction)
+        << " of the step (" << QString::asprintf("%.1f %%", 100 * t.bubble_overhead)
+        << " of compute), optimizer " << ms(t.optimizer_seconds) << " ms";
+    if (t.offload_seconds > 0)
+        out << ", offload " << ms(t.offload_seconds) << " ms";
+    out << "\n";
+    out << "Exposed communication (ms): tp " << ms(t.exposed.tp) << ", cp " << ms(t.exposed.cp)
+        << ", ep " << ms(t.exposed.ep) << ", pp " << ms(t.exposed.pp) << ", dp " << ms(t.exposed.dp)
+        << "\n";
+    out << "Overlapped communication (ms): tp " << ms(t.overlapped.tp) << ", cp "
+        << ms(t.overlapped.cp) << ", ep " << ms(t.overlapped.ep) << ", pp " << ms(t.overlapped.pp)
+        << ", dp " << ms(t.overlapped.dp) << "\n\n";
+
+    const Throughput& th = e.throughput;
+    out << QString::asprintf("Throughput: %.0f tokens/s, %.1f TFLOP/s per GPU (model FLOPs, full "
+                             "s²), MFU %.1f %%, HFU %.1f %%\n",
+                             th.tokens_per_second, th.tflops_per_gpu, 100 * th.mfu, 100 * th.hfu);
+    const auto warnings = warningTexts(e);
+    if (!warnings.empty()) {
+        out << "\nWarnings:\n";
+        for (const auto& w : warnings)
+            out << "  - " << QString::fromStdString(w) << "\n";
+    }
+}
+
+} // namespace
+
+int cmdEval(const QStringList& args)
+{
+    QString path;
+    bool json = false;
+    for (int i = 1; i < args.size(); ++i) {
+        const QString& a = args.at(i);
+        if (a == "--json")
+            json = true;
+        else if (a == "--help" || a == "-h") {
+            QTextStream(stdout) << "Usage: paralens eval SCENARIO.paralens.json [--json]\n"
+                                   "Per-stage memory, step time and throughput of a scenario.\n";
+            return Ok;
+        } else if (a.startsWith("--")) {
+            QTextStream(stderr) << "error: eval: unknown option '" << a << "'\n";
+            return BadUsage;
+        } else if (path.isEmpty())
+            path = a;
+        else {
+            QTextStream(stderr) << "error: eval: more than one scenario given\n";
+            return BadUsage;
+        }
+    }
+    if (path.isEmpty()) {
+        QTextStream(stderr) << "error: eval: no scenario given (paralens eval SCENARIO [--json])\n";
+        return BadUsage;
+    }
+    Scenario s;
+    try {
+        s = loadScenarioFile(path.toStdString());
+    } catch (const InputError& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    const auto errors = validate(s);
+    if (!errors.empty()) {
+        QString msg = path + ": " + QString::fromStdString(errors.front().message);
+        if (errors.size() > 1)
+            msg += QString(" (and %1 more)").arg(errors.size() - 1);
+        return fail(msg);
+    }
+    // Calibration profiles are applied by the calibration module; without one the datasheet
+    // figures are used (and a named but unloaded profile raises the Uncalibrated warning).
+    const Estimate e = evaluate(s);
+    QTextStream out(stdout);
+    if (json)
+        out << QString::fromStdString(estimateToJson(e).dump(2)) << "\n";
+    else
+        printTable(out, s, e);
+    return Ok;
+}
+
+} // namespace paralens::cli
