@@ -27,6 +27,8 @@ const std::array kCommands{
     Command{"presets", "list the model and hardware presets", cmdPresets},
     Command{"eval", "per-stage memory, step time and throughput of a scenario", cmdEval},
     Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
+    Command{"calibrate", "fit a calibration profile from nccl-tests logs / measurements",
+            cmdCalibrate},
 };
 
 const Command* find(const QString& name)

@@ -2,11 +2,13 @@
 #include "app/cli_commands.h"
 #include "app/export.h"
 #include "app/recompute.h"
+#include "core/calibration.h"
 #include "core/error.h"
 #include "core/scenario_io.h"
 #include "widgets/chartview.h"
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QRegularExpression>
 #include <QTextStream>
@@ -73,7 +75,14 @@ int cmdExport(const QStringList& args)
     } catch (const InputError& e) {
         return fail(QString::fromStdString(e.what()));
     }
-    const Evaluation evaluation = Evaluator::evaluateScenario(scenario);
+    std::unique_ptr<MeasuredPerformance> calibration;
+    try {
+        calibration =
+            loadCalibration(scenario, QFileInfo(positional.first()).absolutePath().toStdString());
+    } catch (const InputError& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    const Evaluation evaluation = Evaluator::evaluateScenario(scenario, 0, calibration.get());
     if (!evaluation.ok())
         return fail(QStringLiteral("%1: the plan cannot run: %2")
                         .arg(positional.first(), evaluation.reason().section('\n', 0, 0)));

@@ -117,7 +117,10 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
         m_evaluator->request(s);
     });
     connect(m_doc, &Document::modifiedChanged, this, &MainWindow::updateTitle);
-    connect(m_doc, &Document::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &Document::filePathChanged, this, [this](const QString& path) {
+        m_evaluator->setBaseDir(path.isEmpty() ? QString() : QFileInfo(path).absolutePath());
+        updateTitle();
+    });
     connect(m_evaluator, &Evaluator::finished, this,
             [this](const Evaluation& e) { showEvaluation(e, false); });
     for (ChartView* c : charts())
@@ -170,7 +173,10 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         m_breakdown->setEstimate(e.estimate);
         m_topology->setScenario(e.scenario);
         m_headline->setEstimate(e.estimate);
-        m_status->setText(warningLines(e.estimate).join(QStringLiteral(" · ")));
+        QStringList notes = warningLines(e.estimate);
+        if (!e.calibration.isEmpty())
+            notes.prepend(e.calibration);
+        m_status->setText(notes.join(QStringLiteral(" · ")));
     } else {
         const QString reason = e.reason();
         for (ChartView* c : charts())
@@ -186,7 +192,7 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
 
 void MainWindow::updateNow()
 {
-    showEvaluation(Evaluator::evaluateScenario(m_doc->scenario(), m_evaluator->supersede()), true);
+    showEvaluation(m_evaluator->evaluateNow(m_doc->scenario()), true);
     m_headline->repaint();
 }
 

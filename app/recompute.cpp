@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/recompute.h"
+#include "core/calibration.h"
+#include "core/error.h"
 #include "core/evaluate.h"
 
 #include <QFuture>
@@ -19,7 +21,8 @@ QString Evaluation::reason() const
 
 Evaluator::Evaluator(QObject* parent) : QObject(parent) {}
 
-Evaluation Evaluator::evaluateScenario(const Scenario& s, quint64 generation)
+Evaluation Evaluator::evaluateScenario(const Scenario& s, quint64 generation,
+                                       const MeasuredPerformance* measured)
 {
     Evaluation e;
     e.generation = generation;
@@ -27,7 +30,7 @@ Evaluation Evaluator::evaluateScenario(const Scenario& s, quint64 generation)
     try {
         e.errors = validate(s);
         if (e.errors.empty())
-            evaluate(s, e.estimate);
+            evaluate(s, e.estimate, measured);
     } catch (const std::exception& ex) {
         e.failure =
             QObject::tr("The model failed on this plan: %1").arg(QString::fromUtf8(ex.what()));
@@ -35,12 +38,42 @@ Evaluation Evaluator::evaluateScenario(const Scenario& s, quint64 generation)
     return e;
 }
 
+std::shared_ptr<const MeasuredPerformance> Evaluator::calibrationFor(const Scenario& s,
+                                                                     QString* note)
+{
+    if (s.calibration.empty()) {
+        note->clear();
+        return nullptr;
+    }
+    const QString key = QStringLiteral("%1|%2|%3|%4")
+                            .arg(QString::fromStdString(s.calibration), m_baseDir)
+                            .arg(s.cluster.gpu.bf16_tflops)
+                            .arg(s.cluster.gpu.fp8_tflops);
+    if (key != m_calibKey) {
+        m_calibKey = key;
+        m_calib.reset();
+        m_calibNote.clear();
+        try {
+            m_calib = loadCalibration(s, m_baseDir.toStdString());
+        } catch (const InputError& ex) {
+            // The plan still evaluates on datasheet figures; the note tells the user why.
+            m_calibNote = tr("calibration not used: %1").arg(QString::fromStdString(ex.what()));
+        }
+    }
+    *note = m_calibNote;
+    return m_calib;
+}
+
 void Evaluator::request(const Scenario& s)
 {
     const quint64 generation = ++m_generation;
     ++m_pending;
-    QtConcurrent::run([s, generation] {
-        return evaluateScenario(s, generation);
+    QString note;
+    std::shared_ptr<const MeasuredPerformance> calib = calibrationFor(s, &note);
+    QtConcurrent::run([s, generation, calib, note] {
+        Evaluation e = evaluateScenario(s, generation, calib.get());
+        e.calibration = note;
+        return e;
     }).then(this, [this](const Evaluation& e) {
         --m_pending;
         if (e.generation == m_generation) // drop results a newer request has overtaken
@@ -48,9 +81,13 @@ void Evaluator::request(const Scenario& s)
     });
 }
 
-void Evaluator::computeNow(const Scenario& s)
+Evaluation Evaluator::evaluateNow(const Scenario& s)
 {
-    emit finished(evaluateScenario(s, ++m_generation));
+    QString note;
+    const auto calib = calibrationFor(s, &note);
+    Evaluation e = evaluateScenario(s, ++m_generation, calib.get());
+    e.calibration = note;
+    return e;
 }
 
 } // namespace paralens

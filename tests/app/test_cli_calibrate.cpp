@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `paralens calibrate` end to end: runs the built executable.
+#include "core/calibration.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace paralens;
+
+namespace {
+
+struct Run
+{
+    int code = -1;
+    QString out, err;
+};
+
+Run runParalens(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(PARALENS_EXE), args);
+    p.waitForFinished(60000);
+    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+const char* kLog =
+    "# Collective test starting: sendrecv_perf\n"
+    "# Using devices\n"
+    "#  Rank  0 Group  0 Pid 1 on a device  0 [0x01] GPU\n"
+    "#  Rank  1 Group  0 Pid 2 on b device  0 [0x01] GPU\n"
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+    "time   algbw   busbw #wrong\n"
+    // t = 10 µs + S / 50 GB/s
+    "     1000000        250000     float     sum      -1    30.00   33.33   33.33      0    "
+    "30.00   33.33   33.33      0\n"
+    "   100000000      25000000     float     sum      -1  2010.00   49.75   49.75      0  "
+    "2010.00   49.75   49.75      0\n"
+    "# Avg bus bandwidth    : 41.5\n";
+
+} // namespace
+
+class TestCliCalibrate : public QObject
+{
+    Q_OBJECT
+private slots:
+    void logToProfile()
+    {
+        QTemporaryDir dir;
+        const QString log = dir.filePath("two.log");
+        QFile f(log);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kLog);
+        f.close();
+        const QString out = dir.filePath("p.json");
+        const auto r = runParalens({"calibrate", log, "--out", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        // The fit table: two hosts make the span inter-node; α 10 µs, 50 GB/s by construction.
+        QVERIFY2(r.out.contains(QRegularExpression(R"(sendrecv\s+2\s+inter\s+10\.0\s+50\.00)")),
+                 qPrintable(r.out));
+        const auto p = loadProfileFile(out.toStdString());
+        QCOMPARE(p.collectives.size(), size_t(1));
+        QVERIFY(p.collectives[0].span == Span::ScaleOut);
+        QCOMPARE(QDir(dir.path()).entryList({"p.json*"}, QDir::Files), QStringList{"p.json"});
+
+        // A profile is an input too.
+        const QString out2 = dir.filePath("q.json");
+        const auto r2 = runParalens({"calibrate", out, log, "--out", out2, "--quiet"});
+        QVERIFY2(r2.code == 0, qPrintable(r2.err));
+        QVERIFY(r2.out.isEmpty());
+        QCOMPARE(loadProfileFile(out2.toStdString()).collectives.size(), size_t(2));
+    }
+
+    void sharedLogs()
+    {
+        const QString dir = QStringLiteral(PARALENS_SHARED_DIR "/nccl_logs");
+        const auto names = QDir(dir).entryList({"0*.txt"}, QDir::Files);
+        if (names.isEmpty())
+            QSKIP("shared nccl-tests logs not present");
+        QStringList args{"calibrate"};
+        for (const auto& n : names)
+            args << dir + "/" + n;
+        QTemporaryDir tmp;
+        args << "--out" << tmp.filePath("p.json");
+        const auto r = runParalens(args);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        for (const char* c : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"})
+            QVERIFY(r.out.contains(QLatin1String(c)));
+        QVERIFY(r.err.contains("warning: "));
+    }
+
+    void badInput()
+    {
+        QTemporaryDir dir;
+        const auto none = runParalens({"calibrate"});
+        QCOMPARE(none.code, 2);
+        QVERIFY(none.err.startsWith("error: "));
+        const auto noOut = runParalens({"calibrate", "x.log"});
+        QCOMPARE(noOut.code, 2);
+        QVERIFY(noOut.err.contains("--out"));
+        const auto missing =
+            runParalens({"calibrate", dir.filePath("nope.log"), "--out", dir.filePath("p.json")});
+        QCOMPARE(missing.code, 1);
+        QVERIFY(missing.err.startsWith("error: "));
+        QFile f(dir.filePath("new.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"schema\": 7}");
+        f.close();
+        const auto newer = runParalens({"calibrate", f.fileName(), "--out", dir.filePath("p.json")});
+        QCOMPARE(newer.code, 1);
+        QVERIFY2(newer.err.contains("schema 7"), qPrintable(newer.err));
+        QVERIFY(!QFile::exists(dir.filePath("p.json")));
+        const auto help = runParalens({"calibrate", "--help"});
+        QCOMPARE(help.code, 0);
+        QVERIFY(help.out.contains("--out"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliCalibrate)
+#include "test_cli_calibrate.moc"
