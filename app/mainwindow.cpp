@@ -30,6 +30,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QStyle>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
@@ -69,7 +70,9 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     dock->setObjectName(QStringLiteral("ScenarioDock"));
     dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-    scroll->setMinimumWidth(m_panel->sizeHint().width() + 24);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_panel->sizeHint().width() +
+                            style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
     auto* central = new QWidget(this);

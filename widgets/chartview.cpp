@@ -42,7 +42,21 @@ void ChartView::setInvalid(const QString& reason)
         return;
     }
     clearData();
-    m_message->setText(tr("Plan cannot run:\n%1").arg(reason));
+    // The chart shows the first broken rule, wrapped; the panel's banner lists them all.
+    const QStringList lines = reason.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QStringList wrapped;
+    QString line;
+    for (const QString& word : lines.value(0).split(QLatin1Char(' '))) {
+        if (!line.isEmpty() && line.size() + word.size() > 48) {
+            wrapped << line;
+            line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+    }
+    wrapped << line;
+    if (lines.size() > 1)
+        wrapped << tr("(and %n more)", nullptr, int(lines.size() - 1));
+    m_message->setText(tr("Plan cannot run:\n%1").arg(wrapped.join(QLatin1Char('\n'))));
     m_message->setColor(palette::warning(palette()));
     m_message->setVisible(true);
     m_plot->replot();
@@ -56,6 +70,8 @@ void ChartView::setUpTitleAndLegend()
     titleFont.setBold(true);
     titleFont.setPointSizeF(titleFont.pointSizeF() + 1);
     p->plotLayout()->addElement(0, 0, new QCPTextElement(p, chartTitle(), titleFont));
+    p->setAccessibleName(chartTitle());
+    p->setAccessibleDescription(toolTip());
     auto* side = new QCPLayoutGrid;
     p->plotLayout()->addElement(1, 1, side);
     p->axisRect()->insetLayout()->take(p->legend);

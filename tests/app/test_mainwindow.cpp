@@ -24,6 +24,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <qcustomplot.h>
 
 using namespace paralens;
 
@@ -273,6 +274,42 @@ private slots:
         QCOMPARE(w.document()->filePath(), path);
         QVERIFY(settle(w));
         verifyViewsShow(w, w.document()->scenario());
+    }
+
+    void darkPaletteRecoloursEveryView()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(settle(w));
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+        dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+        for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+            dark.setColor(role, QColor(0xe0, 0xe0, 0xe0));
+        w.setPalette(dark);
+        w.updateNow();
+        for (ChartView* c : w.charts()) {
+            QCOMPARE(c->plot()->legend->brush().color(), QColor(0x1e, 0x1e, 0x1e));
+            QCOMPARE(c->plot()->xAxis->tickLabelColor(), QColor(0xe0, 0xe0, 0xe0));
+        }
+        // PARALENS_SHOT_DIR=dir keeps a picture of the dark window for a person to look at.
+        const QString shots = qEnvironmentVariable("PARALENS_SHOT_DIR");
+        if (!shots.isEmpty())
+            QVERIFY(w.grab().save(shots + QStringLiteral("/dark.png")));
+    }
+
+    void calibrationProblemIsNotedNotFatal()
+    {
+        MainWindow w;
+        Scenario s = w.document()->scenario();
+        s.calibration = "no-such-profile.json";
+        w.document()->edit(s, QStringLiteral("calibration"));
+        QVERIFY(settle(w));
+        QVERIFY(w.shown().ok()); // still evaluated, on datasheet figures
+        QVERIFY2(w.shown().calibration.contains(QStringLiteral("no-such-profile.json")),
+                 qPrintable(w.shown().calibration));
     }
 
     void updateNowRepaintsSynchronously()
