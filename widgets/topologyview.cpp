@@ -216,10 +216,11 @@ void TopologyView::layoutCells()
     m_map->data()->fill(std::numeric_limits<double>::quiet_NaN());
     // Row labels name the nodes of each row while there are few enough to read.
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    const bool labelRows = !m_aggregated && nodeRows <= 32;
+    const bool labelRows = !m_aggregated && nodeRows <= 512;
     if (labelRows) {
         const int spanY = m_blockH * m_pitch + nodeGap();
-        for (int r = 0; r < nodeRows; ++r) {
+        const int step = (nodeRows + 15) / 16; // at most ~16 labels stay readable
+        for (int r = 0; r < nodeRows; r += step) {
             const int first = r * m_nodeCols, last = std::min(nodes, first + m_nodeCols) - 1;
             ticker->addTick(r * spanY + (m_blockH * m_pitch - 1) / 2.0,
                             first == last ? tr("node %1").arg(first)
