@@ -11,6 +11,7 @@
 #include "widgets/units.h"
 
 #include <QTest>
+#include <QToolTip>
 #include <qcustomplot.h>
 
 using namespace paralens;
@@ -80,6 +81,33 @@ private slots:
         QVERIFY2(tip.contains(QStringLiteral("53,687,091,200 B")), qPrintable(tip));
         QVERIFY(tip.contains(QStringLiteral("Korthikanti")));
         QVERIFY(tip.contains(QStringLiteral("96.5 GiB")));
+    }
+
+    void hoverShowsExactBytes()
+    {
+        MemoryView view;
+        view.resize(800, 500);
+        view.setEstimate(twoStages(), defaultScenario());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        auto hover = [&](double stage, double gib) {
+            const QPointF local(view.plot()->xAxis->coordToPixel(stage),
+                                view.plot()->yAxis->coordToPixel(gib));
+            QMouseEvent move(QEvent::MouseMove, local, view.plot()->mapToGlobal(local),
+                             Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(view.plot(), &move);
+            return QToolTip::isVisible() ? QToolTip::text() : QString();
+        };
+        // Stage 1 stacks 10 + 20 + 15 GiB below its 50 GiB of activations: 60 GiB is inside.
+        QString tip = hover(1, 60);
+        QVERIFY2(tip.contains(QStringLiteral("Stage 1 · Activations")), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("53,687,091,200 B")));
+        tip = hover(0, 5); // inside stage 0's 10 GiB of parameters
+        QVERIFY2(tip.contains(QStringLiteral("Stage 0 · Parameters")), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("10,737,418,240 B")));
+        hover(0.5, 5); // between the bars: the tooltip goes away
+        QTRY_VERIFY(!QToolTip::isVisible());
     }
 
     void breakdownSegmentsAreTheTimes()
