@@ -276,6 +276,25 @@ private slots:
         verifyViewsShow(w, w.document()->scenario());
     }
 
+    void sessionKeepsGeometryAndLastScenario()
+    {
+        const QString path = QStringLiteral(
+            PARALENS_SOURCE_DIR "/resources/examples/mixtral-8x7b-32xh100.paralens.json");
+        {
+            MainWindow w;
+            w.resize(1234, 876);
+            w.show();
+            QVERIFY(w.openFile(path));
+            QVERIFY(w.close()); // unmodified: no question asked; the session is written
+        }
+        MainWindow w2;
+        QCOMPARE(w2.document()->scenario().model_id, std::string("llama3-70b"));
+        w2.restoreSession(true);
+        QCOMPARE(w2.document()->scenario().model_id, std::string("mixtral-8x7b"));
+        QCOMPARE(w2.size(), QSize(1234, 876));
+        QVERIFY(!w2.isWindowModified());
+    }
+
     void darkPaletteRecoloursEveryView()
     {
         MainWindow w;

@@ -6,6 +6,7 @@
 #include "widgets/controlpanel.h"
 #include "widgets/snapslider.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
@@ -136,6 +137,28 @@ private slots:
         QCOMPARE(spy.count(), 1);
         QCOMPARE(panel.scenario().model_id, std::string("llama3-8b"));
         QCOMPARE(panel.scenario().model.layers, presets().model("llama3-8b")->layers);
+    }
+
+    void tabReachesEveryControl()
+    {
+        ControlPanel panel(presets());
+        panel.setScenario(defaultScenario());
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.modelBox()->setFocus();
+        QSet<QWidget*> visited;
+        for (int i = 0; i < 40; ++i) {
+            visited.insert(QApplication::focusWidget());
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        }
+        QVERIFY(visited.contains(panel.hardwareBox()));
+        QVERIFY(visited.contains(panel.gpusBox()));
+        QVERIFY(visited.contains(panel.slider(ControlPanel::Tp)->slider()));
+        QVERIFY(visited.contains(panel.slider(ControlPanel::Cp)->slider()));
+        // Arrow keys then move the focused slider to the next allowed value.
+        panel.slider(ControlPanel::Pp)->slider()->setFocus();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+        QCOMPARE(panel.scenario().parallel.pp, 8);
     }
 
     void controlsHaveAccessibleNamesAndTooltips()
