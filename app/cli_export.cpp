@@ -39,7 +39,7 @@ int cmdExport(const QStringList& args)
     if (!parser.parse(args))
         return fail(QStringLiteral("export: %1").arg(parser.errorText()));
     if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
+        QTextStream(stdout) << usageText(parser, "export");
         return Ok;
     }
     const QStringList positional = parser.positionalArguments();
