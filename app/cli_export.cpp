@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/scenario_io.h"
 #include "widgets/chartview.h"
+#include "widgets/topologyview.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -35,7 +36,11 @@ int cmdExport(const QStringList& args)
     const QCommandLineOption scale(QStringLiteral("scale"),
                                    QStringLiteral("PNG pixels per unit of size (default 1)"),
                                    QStringLiteral("factor"), QStringLiteral("1"));
-    parser.addOptions({chart, out, size, scale});
+    const QCommandLineOption colorBy(
+        QStringLiteral("color-by"),
+        QStringLiteral("topology colouring: tp, pp, dp, ep, cp or node (default tp)"),
+        QStringLiteral("group"), QStringLiteral("tp"));
+    parser.addOptions({chart, out, size, scale, colorBy});
     if (!parser.parse(args))
         return fail(QStringLiteral("export: %1").arg(parser.errorText()));
     if (parser.isSet(QStringLiteral("help"))) {
@@ -66,6 +71,13 @@ int cmdExport(const QStringList& args)
     if (!scaleOk)
         return fail(QStringLiteral("--scale: '%1' is not a number").arg(parser.value(scale)));
 
+    const QStringList groups{QStringLiteral("tp"), QStringLiteral("pp"), QStringLiteral("dp"),
+                             QStringLiteral("ep"), QStringLiteral("cp"), QStringLiteral("node")};
+    const int group = groups.indexOf(parser.value(colorBy));
+    if (group < 0)
+        return fail(QStringLiteral("--color-by: '%1' must be one of tp, pp, dp, ep, cp, node")
+                        .arg(parser.value(colorBy)));
+
     if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance()))
         return fail(QStringLiteral("export needs a GUI application instance (a bug)"));
 
@@ -90,6 +102,8 @@ int cmdExport(const QStringList& args)
     std::unique_ptr<ChartView> view = makeChart(parser.value(chart), evaluation, &error);
     if (!view)
         return fail(error);
+    if (auto* topology = qobject_cast<TopologyView*>(view.get()))
+        topology->setColorBy(static_cast<TopologyView::ColorBy>(group));
     view->resize(options.size);
     if (!exportChart(view.get(), outPath, options, scenarioStamp(scenario), &error))
         return fail(error);

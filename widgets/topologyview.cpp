@@ -222,7 +222,7 @@ void TopologyView::layoutCells()
         const int step = (nodeRows + 15) / 16; // at most ~16 labels stay readable
         for (int r = 0; r < nodeRows; r += step) {
             const int first = r * m_nodeCols, last = std::min(nodes, first + m_nodeCols) - 1;
-            ticker->addTick(r * spanY + (m_blockH * m_pitch - 1) / 2.0,
+            ticker->addTick(r * spanY + (m_blockH * m_pitch - (m_pitch > 1 ? 2 : 1)) / 2.0,
                             first == last ? tr("node %1").arg(first)
                                           : tr("nodes %1–%2").arg(first).arg(last));
         }

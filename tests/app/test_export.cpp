@@ -155,6 +155,7 @@ private slots:
         QTest::newRow("png") << QStringLiteral("cli.png") << QStringLiteral("memory");
         QTest::newRow("svg") << QStringLiteral("cli.svg") << QStringLiteral("breakdown");
         QTest::newRow("pdf") << QStringLiteral("cli.pdf") << QStringLiteral("topology");
+        QTest::newRow("topology-ep") << QStringLiteral("cli-ep.png") << QStringLiteral("topology");
     }
     void commandLineExportWithoutDisplay()
     {
@@ -172,7 +173,8 @@ private slots:
                     QStringLiteral(PARALENS_SOURCE_DIR
                                    "/resources/examples/llama3-70b-64xh100.paralens.json"),
                     QStringLiteral("--chart"), chart, QStringLiteral("--out"), path,
-                    QStringLiteral("--size"), QStringLiteral("640x480")});
+                    QStringLiteral("--size"), QStringLiteral("640x480"),
+                    QStringLiteral("--color-by"), QStringLiteral("ep")});
         QVERIFY(proc.waitForFinished(60000));
         QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
         if (out.endsWith(QLatin1String(".png")))
@@ -198,6 +200,9 @@ private slots:
         QTest::newRow("size") << QStringList{scenario, "--chart", "memory", "--out",
                                              "g.png",  "--size",  "big"}
                               << QStringLiteral("--size");
+        QTest::newRow("color-by") << QStringList{scenario, "--chart",    "topology", "--out",
+                                                 "g.png",  "--color-by", "rack"}
+                                  << QStringLiteral("--color-by");
         QTest::newRow("missing") << QStringList{"/nonexistent.paralens.json", "--chart", "memory",
                                                 "--out", "g.png"}
                                  << QStringLiteral("nonexistent");
