@@ -5,6 +5,7 @@
 #include "core/reference.h"
 #include "core/validate.h"
 
+#include <QCommandLineParser>
 #include <QTextStream>
 
 #include <nlohmann/json.hpp>
@@ -15,20 +16,26 @@ namespace paralens::cli {
 
 int cmdReference(const QStringList& args)
 {
-    bool json = false;
-    for (int i = 1; i < args.size(); ++i) {
-        if (args.at(i) == "--json")
-            json = true;
-        else if (args.at(i) == "--help" || args.at(i) == "-h") {
-            QTextStream(stdout)
-                << "Usage: paralens reference [--json]\n"
-                   "Predicted vs published throughput of the built-in reference runs.\n";
-            return Ok;
-        } else {
-            QTextStream(stderr) << "error: reference: unknown argument '" << args.at(i) << "'\n";
-            return BadUsage;
-        }
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Predicted vs published throughput of the built-in reference runs (resources/reference),\n"
+        "each in the publication's own metric and FLOP convention, with the mean absolute error.");
+    parser.addHelpOption();
+    const QCommandLineOption jsonOpt("json", "print the comparison as JSON");
+    parser.addOption(jsonOpt);
+    if (!parser.parse(args)) {
+        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
+        return BadUsage;
     }
+    if (parser.isSet("help")) {
+        QTextStream(stdout) << usageText(parser, "reference");
+        return Ok;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        QTextStream(stderr) << "error: reference takes no arguments (paralens reference --help)\n";
+        return BadUsage;
+    }
+    const bool json = parser.isSet(jsonOpt);
     std::vector<ReferenceRun> runs;
     try {
         runs = referenceRuns();

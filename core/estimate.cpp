@@ -79,7 +79,7 @@ Estimate evaluate(const Scenario& s)
 }
 
 void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measured,
-              const ModelConstants& k)
+              const ModelConstants& k, PipelineTimeline* timeline)
 {
     thread_local Scratch scratch;
     const ParallelPlan& pl = s.parallel;
@@ -129,6 +129,7 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
     in.layers = layers;
     in.params = params;
     in.measured = measured;
+    in.timeline = timeline;
     stepTime(in, times, inflight, out);
     stageMemory(s, fw, k, layers, params, inflight, out);
 

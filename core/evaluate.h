@@ -3,6 +3,7 @@
 #include "core/collective.h"
 #include "core/constants.h"
 #include "core/estimate.h"
+#include "core/pipeline_cost.h"
 #include "core/scenario.h"
 
 #include <string>
@@ -20,8 +21,10 @@ namespace paralens {
 /// times). Units: bytes and seconds throughout.
 void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measured = nullptr);
 /// As above with some of the named constants overridden.
+/// `timeline`, when given, receives the simulated pipeline schedule behind est.time (the
+/// Gantt chart and `paralens schedule` read it).
 void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measured,
-              const ModelConstants& constants);
+              const ModelConstants& constants, PipelineTimeline* timeline = nullptr);
 /// Convenience for one-off callers.
 Estimate evaluate(const Scenario& s);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include "core/pipeline_sim.h"
 #include "core/plan.h"
+#include "core/schedule.h"
 
 #include <span>
 
@@ -25,13 +27,48 @@ struct PipelineCost
     double p2p_exposed_seconds = 0; ///< p2p transfers on the critical path (fill and drain)
 };
 
+/// The simulated op timeline behind a PipelineCost (Gantt chart, `paralens schedule`).
+struct PipelineTimeline
+{
+    PipelineSchedule schedule;
+    SimulationResult result;
+    bool simulated = false; ///< false when the plan was above kMaxPipelineOps (closed form used)
+};
+
 /// The pipeline's step time and bubble for `schedule` with p = stages.size() stages,
 /// m micro-batches and v virtual stages, given each stage's per-micro-batch times and the
 /// seconds of one p2p transfer between neighbouring stages. Writes the micro-batches whose
 /// activations each stage holds at its peak into `inflight` (size p; in units of one
 /// micro-batch through all of that stage's layers).
 ///
-/// Closed forms (MODEL_NOTES §6), generalised to unequal stages with t_r = F_r + B_r + W_r:
+/// Runs the schedule's op order (buildSchedule) through the event simulator
+/// (PipelineSimulator): every chunk of stage r takes 1/v of r's times, p2p_seconds on every
+/// boundary between devices (none inside a device, e.g. the tip of a V), F/B/W as split by the
+/// schedule. step_seconds is the simulated span, bubble_seconds the idle time of the busiest
+/// stage, p2p_exposed_seconds the transfer time on the critical path. In flight is the peak of
+/// held activations, chunk-micro-batches / v, plus kZbWeightStashRatio per pending W where
+/// the schedule splits the backward (Qi et al. §3.2: worker i of ZB-H1 holds
+/// (p − i + 1)·M_B + (i − 1)·M_W).
+///
+/// Cost is linear in p·v·m (≈ 10 ns per op); each thread keeps its buffers, the last op order
+/// and the last result, so evaluating the same inputs again costs a comparison and no heap
+/// allocation. Plans above kMaxPipelineOps, and plans the schedule cannot run (buildSchedule
+/// throws; validate() reports them), fall back to closedFormPipelineCost(); then
+/// timeline->simulated is false.
+/// `timeline`, when given, receives the op order and its timing.
+PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
+                          std::span<const StageTimes> stages, double p2p_seconds,
+                          std::span<double> inflight, PipelineTimeline* timeline = nullptr);
+
+/// As above with a p2p time per link: p2p_links[r] (p entries) is one transfer between devices
+/// r and r + 1 (mod p; the last entry is the wrap-around link interleaved schedules use from
+/// device p − 1 back to device 0), so boundaries that leave a node can cost more than those
+/// inside one. Throws InputError when p2p_links.size() != stages.size().
+PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
+                          std::span<const StageTimes> stages, std::span<const double> p2p_links,
+                          std::span<double> inflight, PipelineTimeline* timeline = nullptr);
+
+/// The closed forms (MODEL_NOTES §6), generalised to unequal stages with t_r = F_r + B_r + W_r:
 /// the slowest stage runs m micro-batches, the others add their fill and drain once:
 ///   GPipe, 1F1B      m·max t + (Σ t − max t)                      ((m + p − 1)·t if equal)
 ///   interleaved      m·max t + (Σ t − max t)/v
@@ -41,10 +78,10 @@ struct PipelineCost
 /// (Σ' sums over all stages but the slowest), plus 2·(p·v' − 1) p2p hops for fill and drain
 /// (v' = v interleaved, 2 for V shapes). In flight: GPipe m; 1F1B min(p − r, m); interleaved
 /// min(2(p − r − 1) + (v − 1)·p + 1, m·v)/v (Megatron); ZB-H1 1F1B + r·M_W/M_B; ZB-V min(p, m);
-/// DualPipeV min(p + 1/2, m). The schedule simulator replaces this body.
-PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
-                          std::span<const StageTimes> stages, double p2p_seconds,
-                          std::span<double> inflight);
+/// DualPipeV min(p + 1/2, m). Used above the simulator's op limit.
+PipelineCost closedFormPipelineCost(Schedule schedule, int microbatches, int virtual_stages,
+                                    std::span<const StageTimes> stages, double p2p_seconds,
+                                    std::span<double> inflight);
 
 /// m = B / (b · dp), or 0 when the plan has no micro-batches (b or dp not positive) — never a
 /// division by zero on an unvalidated plan.

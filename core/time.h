@@ -34,6 +34,7 @@ struct StepInputs
     std::span<const StageLayers> layers;
     std::span<const StageParams> params;
     const MeasuredPerformance* measured = nullptr;
+    PipelineTimeline* timeline = nullptr; ///< receives the simulated schedule when given
 };
 
 /// Time of one optimizer step into est.time, per issue 3 item 2: compute per stage from a

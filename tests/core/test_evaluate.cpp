@@ -336,6 +336,39 @@ private slots:
         QVERIFY(std::abs(cal.time.exposed.tp / (perMb * cal.microbatches) - 1) < 1e-9);
     }
 
+    void exposedPlusOverlappedIsAllTraffic()
+    {
+        // Every collective costs 1 ms: count them by hand per layer and micro-batch.
+        struct Flat : MeasuredPerformance
+        {
+            std::optional<double> collectiveSeconds(Collective, int, Span, double) const override
+            {
+                return 1e-3;
+            }
+            std::optional<double> gemmEfficiency(double, double, double, bool) const override
+            {
+                return std::nullopt;
+            }
+            std::optional<double> hbmGbps() const override { return std::nullopt; }
+        } flat;
+        for (Recompute r : {Recompute::Selective, Recompute::Full}) {
+            Scenario s = scenario(llama3_70b(), h100_sxm(), 8, 2, 2, 64, 32768);
+            s.parallel.cp = 4;
+            s.training.recompute = r;
+            Estimate e;
+            evaluate(s, e, &flat);
+            const double layerMbs =
+                e.stages[std::size_t(e.time.critical_stage)].layers * double(e.microbatches);
+            const bool full = r == Recompute::Full;
+            // CP ring: 3 forward steps, 6 backward, 3 more when the forward is recomputed.
+            const double cp = (3 + 6 + (full ? 3 : 0)) * 1e-3 * layerMbs;
+            QVERIFY(std::abs(e.time.exposed.cp + e.time.overlapped.cp - cp) < 1e-9 * cp);
+            // TP with SP: 4 forward, 4 backward (+ 4 recomputed), 2 hidden re-gathers.
+            const double tp = (4 + 4 + (full ? 4 : 0) + 2) * 1e-3 * layerMbs;
+            QVERIFY(std::abs(e.time.exposed.tp + e.time.overlapped.tp - tp) < 1e-9 * tp);
+        }
+    }
+
     void constantsAreOverridable()
     {
         const Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 1, 8, 64);

@@ -167,12 +167,25 @@ private slots:
         st.fill(StageTimes{1.0, 1.0, 1.0});
         c = pipelineCost(Schedule::ZBH1, m, 1, st, 0, inflight);
         QVERIFY(close(c.step_seconds - m * 3.0, 3 * (1.0 + 1.0 - 1.0)));
-        // ZB-V with F = B = W: no bubble.
+        // ZB-V with F = B = W: no bubble once full (ZB README); the simulated order keeps the
+        // fill of the first chunk, (p − 1) chunk forwards of F/2, which does not grow with m.
         c = pipelineCost(Schedule::ZBV, m, 2, st, 0, inflight);
+        QVERIFY(close(c.step_seconds, m * 3.0 + (p - 1) * 0.5));
+        c = pipelineCost(Schedule::ZBV, 4 * m, 2, st, 0, inflight);
+        QVERIFY(close(c.step_seconds, 4 * m * 3.0 + (p - 1) * 0.5));
+        // The closed form states the ideal.
+        c = closedFormPipelineCost(Schedule::ZBV, m, 2, st, 0, inflight);
         QVERIFY(close(c.step_seconds, m * 3.0));
         // p2p hops on the fill and drain: 2(p − 1).
         st.fill(StageTimes{1.0, 2.0, 0.0});
+        // GPipe: the fill and drain cross 2(p − 1) links; 1F1B also waits for round trips in
+        // its steady phase, so more is exposed, exactly the step time it adds.
+        c = pipelineCost(Schedule::GPipe, m, 1, st, 0.01, inflight);
+        QVERIFY(close(c.p2p_exposed_seconds, 2 * 3 * 0.01));
         c = pipelineCost(Schedule::OneF1B, m, 1, st, 0.01, inflight);
+        QVERIFY(c.p2p_exposed_seconds > 2 * 3 * 0.01);
+        QVERIFY(close(c.step_seconds, 11 * 3.0 + c.p2p_exposed_seconds));
+        c = closedFormPipelineCost(Schedule::OneF1B, m, 1, st, 0.01, inflight);
         QVERIFY(close(c.p2p_exposed_seconds, 2 * 3 * 0.01));
     }
 };
