@@ -23,6 +23,7 @@ struct Command
 // The subcommand table; `paralens --help` lists it in this order.
 const std::array kCommands{
     Command{"check", "validate a scenario and print it normalised", cmdCheck},
+    Command{"export", "write a chart as PNG, SVG or PDF", cmdExport},
     Command{"presets", "list the model and hardware presets", cmdPresets},
     Command{"calibrate", "fit a calibration profile from nccl-tests logs / measurements",
             cmdCalibrate},
@@ -83,6 +84,13 @@ int fail(const QString& message)
 {
     QTextStream(stderr) << "error: " << message << "\n";
     return BadInput;
+}
+
+bool needsGui(const QStringList& arguments)
+{
+    QStringList args = arguments;
+    takePresetOptions(args);
+    return args.size() >= 2 && args.at(1) == QLatin1String("export");
 }
 
 bool wantsCli(const QStringList& arguments)

@@ -14,6 +14,7 @@ int cmdPresets(const QStringList& args);
 int cmdCheck(const QStringList& args);
 int cmdCalibrate(const QStringList& args);
 int cmdEval(const QStringList& args);
+int cmdExport(const QStringList& args);
 int cmdReference(const QStringList& args);
 int cmdSearch(const QStringList& args);
 int cmdSchedule(const QStringList& args);
