@@ -23,11 +23,14 @@ struct Command
 // The subcommand table; `paralens --help` lists it in this order.
 const std::array kCommands{
     Command{"check", "validate a scenario and print it normalised", cmdCheck},
+    Command{"export", "write a chart as PNG, SVG or PDF", cmdExport},
     Command{"presets", "list the model and hardware presets", cmdPresets},
-    Command{"eval", "per-stage memory, step time and throughput of a scenario", cmdEval},
-    Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
     Command{"calibrate", "fit a calibration profile from nccl-tests logs / measurements",
             cmdCalibrate},
+    Command{"eval", "per-stage memory, step time and throughput of a scenario", cmdEval},
+    Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
+    Command{"search", "score every valid plan for a model on N GPUs; best first", cmdSearch},
+    Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
 };
 
 const Command* find(const QString& name)
@@ -81,6 +84,13 @@ int fail(const QString& message)
 {
     QTextStream(stderr) << "error: " << message << "\n";
     return BadInput;
+}
+
+bool needsGui(const QStringList& arguments)
+{
+    QStringList args = arguments;
+    takePresetOptions(args);
+    return args.size() >= 2 && args.at(1) == QLatin1String("export");
 }
 
 bool wantsCli(const QStringList& arguments)

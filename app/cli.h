@@ -8,6 +8,10 @@ namespace paralens::cli {
 /// the GUI. Subcommands never need a display.
 bool wantsCli(const QStringList& args);
 
+/// True for subcommands that draw (export): they need a QApplication, offscreen when there
+/// is no display.
+bool needsGui(const QStringList& args);
+
 /// Runs the subcommand named in args (args[0] is the program). Returns the exit code; bad
 /// input prints one `error: ...` line on stderr and returns non-zero.
 int run(const QStringList& args);

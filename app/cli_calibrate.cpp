@@ -67,10 +67,12 @@ int cmdCalibrate(const QStringList& args)
         "op", "operation for log tables that do not name one (all_reduce, all_gather, ...)", "OP");
     const QCommandLineOption quietOpt("quiet", "do not print the fit table or warnings");
     parser.addOptions({outOpt, opOpt, quietOpt});
-    if (!parser.parse(args))
-        return fail("calibrate: " + parser.errorText());
+    if (!parser.parse(args)) {
+        QTextStream(stderr) << "error: calibrate: " << parser.errorText() << "\n";
+        return BadUsage;
+    }
     if (parser.isSet("help")) {
-        QTextStream(stdout) << parser.helpText();
+        QTextStream(stdout) << usageText(parser, "calibrate");
         return Ok;
     }
     const QStringList inputs = parser.positionalArguments();

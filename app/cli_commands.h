@@ -12,9 +12,12 @@ namespace paralens::cli {
 
 int cmdPresets(const QStringList& args);
 int cmdCheck(const QStringList& args);
-int cmdEval(const QStringList& args);
-int cmdReference(const QStringList& args);
 int cmdCalibrate(const QStringList& args);
+int cmdEval(const QStringList& args);
+int cmdExport(const QStringList& args);
+int cmdReference(const QStringList& args);
+int cmdSearch(const QStringList& args);
+int cmdSchedule(const QStringList& args);
 
 /// Prints "error: <message>" on stderr and returns the exit code for bad input.
 int fail(const QString& message);

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli_commands.h"
+#include "core/calibration.h"
 #include "core/error.h"
 #include "core/estimate_json.h"
 #include "core/evaluate.h"
 #include "core/scenario_io.h"
 #include "core/validate.h"
 
+#include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTextStream>
 
 #include <nlohmann/json.hpp>
+
+#include <memory>
 
 namespace paralens::cli {
 namespace {
@@ -38,6 +43,10 @@ void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
                              std::string(toString(s.training.framework)).c_str(),
                              std::string(toString(s.training.recompute)).c_str(), e.microbatches);
 
+    out << (e.calibrated ? "calibration: measured collectives and GEMM efficiency from " +
+                               QString::fromStdString(s.calibration)
+                         : QString("calibration: none (datasheet figures)"))
+        << "\n\n";
     out << "Memory per GPU (GiB), capacity " << gib(e.capacity_bytes) << "\n";
     out << QString::asprintf("%6s %6s %8s %8s %8s %8s %8s %8s %8s %9s\n", "stage", "layers",
                              "params", "grads", "optim", "activ", "buffers", "runtime", "total",
@@ -82,46 +91,56 @@ void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
 
 int cmdEval(const QStringList& args)
 {
-    QString path;
-    bool json = false;
-    for (int i = 1; i < args.size(); ++i) {
-        const QString& a = args.at(i);
-        if (a == "--json")
-            json = true;
-        else if (a == "--help" || a == "-h") {
-            QTextStream(stdout) << "Usage: paralens eval SCENARIO.paralens.json [--json]\n"
-                                   "Per-stage memory, step time and throughput of a scenario.\n";
-            return Ok;
-        } else if (a.startsWith("--")) {
-            QTextStream(stderr) << "error: eval: unknown option '" << a << "'\n";
-            return BadUsage;
-        } else if (path.isEmpty())
-            path = a;
-        else {
-            QTextStream(stderr) << "error: eval: more than one scenario given\n";
-            return BadUsage;
-        }
-    }
-    if (path.isEmpty()) {
-        QTextStream(stderr) << "error: eval: no scenario given (paralens eval SCENARIO [--json])\n";
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Per-stage memory, step time, throughput and warnings of a scenario (the core model).\n"
+        "Bytes and seconds in --json; GiB and ms in the table.");
+    parser.addHelpOption();
+    parser.addPositionalArgument("SCENARIO", "a .paralens.json scenario file");
+    const QCommandLineOption jsonOpt("json", "print the Estimate as JSON (DESIGN.md keys)");
+    parser.addOption(jsonOpt);
+    if (!parser.parse(args)) {
+        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
         return BadUsage;
     }
+    if (parser.isSet("help")) {
+        QTextStream(stdout) << usageText(parser, "eval");
+        return Ok;
+    }
+    const QStringList files = parser.positionalArguments();
+    if (files.size() != 1) {
+        QTextStream(stderr) << "error: eval needs exactly one SCENARIO file (paralens eval "
+                               "--help)\n";
+        return BadUsage;
+    }
+    const QString path = files.front();
+    const bool json = parser.isSet(jsonOpt);
     Scenario s;
     try {
-        s = loadScenarioFile(path.toStdString());
+        s = loadScenarioFile(path.toStdString(), presets());
     } catch (const InputError& e) {
         return fail(QString::fromStdString(e.what()));
     }
     const auto errors = validate(s);
     if (!errors.empty()) {
-        QString msg = path + ": " + QString::fromStdString(errors.front().message);
-        if (errors.size() > 1)
-            msg += QString(" (and %1 more)").arg(errors.size() - 1);
-        return fail(msg);
+        // As `paralens check`: the first broken rule on the error line, the others after it.
+        QTextStream err(stderr);
+        for (std::size_t i = 0; i < errors.size(); ++i)
+            err << (i == 0 ? "error: " : "  also: ") << path << ": "
+                << QString::fromStdString(errors[i].message) << " ["
+                << QString::fromStdString(errors[i].rule) << "]\n";
+        return BadInput;
     }
-    // Calibration profiles are applied by the calibration module; without one the datasheet
-    // figures are used (and a named but unloaded profile raises the Uncalibrated warning).
-    const Estimate e = evaluate(s);
+    // A profile named by the scenario replaces datasheet figures; its path is relative to
+    // the scenario file.
+    std::unique_ptr<CalibratedPerformance> measured;
+    try {
+        measured = loadCalibration(s, QFileInfo(path).absolutePath().toStdString());
+    } catch (const InputError& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    Estimate e;
+    evaluate(s, e, measured.get());
     QTextStream out(stdout);
     if (json)
         out << QString::fromStdString(estimateToJson(e).dump(2)) << "\n";

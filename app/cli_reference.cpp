@@ -5,6 +5,7 @@
 #include "core/reference.h"
 #include "core/validate.h"
 
+#include <QCommandLineParser>
 #include <QTextStream>
 
 #include <nlohmann/json.hpp>
@@ -15,20 +16,26 @@ namespace paralens::cli {
 
 int cmdReference(const QStringList& args)
 {
-    bool json = false;
-    for (int i = 1; i < args.size(); ++i) {
-        if (args.at(i) == "--json")
-            json = true;
-        else if (args.at(i) == "--help" || args.at(i) == "-h") {
-            QTextStream(stdout)
-                << "Usage: paralens reference [--json]\n"
-                   "Predicted vs published throughput of the built-in reference runs.\n";
-            return Ok;
-        } else {
-            QTextStream(stderr) << "error: reference: unknown argument '" << args.at(i) << "'\n";
-            return BadUsage;
-        }
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Predicted vs published throughput of the built-in reference runs (resources/reference),\n"
+        "each in the publication's own metric and FLOP convention, with the mean absolute error.");
+    parser.addHelpOption();
+    const QCommandLineOption jsonOpt("json", "print the comparison as JSON");
+    parser.addOption(jsonOpt);
+    if (!parser.parse(args)) {
+        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
+        return BadUsage;
     }
+    if (parser.isSet("help")) {
+        QTextStream(stdout) << usageText(parser, "reference");
+        return Ok;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        QTextStream(stderr) << "error: reference takes no arguments (paralens reference --help)\n";
+        return BadUsage;
+    }
+    const bool json = parser.isSet(jsonOpt);
     std::vector<ReferenceRun> runs;
     try {
         runs = referenceRuns();
@@ -39,8 +46,8 @@ int cmdReference(const QStringList& args)
     nlohmann::json rows = nlohmann::json::array();
     QTextStream out(stdout);
     if (!json)
-        out << QString::asprintf("%-46s %9s %9s %8s %5s\n", "run (TFLOP/s per GPU)", "published",
-                                 "predicted", "error", "fits");
+        out << QString::asprintf("%-52s %9s %9s %8s %5s\n", "run (TFLOP/s per GPU, or MFU)",
+                                 "published", "predicted", "error", "fits");
     std::string lastSource;
     double sumAbs = 0;
     int n = 0;
@@ -69,8 +76,12 @@ int cmdReference(const QStringList& args)
                 out << "\n" << QString::fromStdString(r.source) << "\n";
                 lastSource = r.source;
             }
-            out << QString::asprintf("  %-44s %9.1f %9.1f %+7.1f%% %5s\n", r.name.c_str(),
-                                     r.published, predicted, 100 * error, e.fits ? "yes" : "no");
+            // MFU rows print in percent; TFLOP/s rows as they are.
+            const double scale = r.metric == "mfu" ? 100.0 : 1.0;
+            const char* unit = r.metric == "mfu" ? "%" : " ";
+            out << QString::asprintf("  %-50s %8.1f%s %8.1f%s %+7.1f%% %5s\n", r.name.c_str(),
+                                     scale * r.published, unit, scale * predicted, unit,
+                                     100 * error, e.fits ? "yes" : "no");
         }
     }
     const double mae = n > 0 ? sumAbs / n : 0;

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli.h"
 #include "app/mainwindow.h"
+#include "app/user_presets.h"
+#include "core/error.h"
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QMessageBox>
 
+#include <cstdio>
 #include <memory>
+#include <optional>
 
 int main(int argc, char** argv)
 {
@@ -13,6 +18,24 @@ int main(int argc, char** argv)
     for (int i = 0; i < argc; ++i)
         args << QString::fromLocal8Bit(argv[i]);
 
+    // Drawing subcommands need widgets but no screen: offscreen when there is no display.
+    if (paralens::cli::needsGui(args)) {
+        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        // Headless output is one `error: ...` line or nothing: Qt's platform chatter (e.g. a
+        // missing XDG_RUNTIME_DIR) stays out of stderr unless PARALENS_DEBUG is set.
+        if (qEnvironmentVariableIsEmpty("PARALENS_DEBUG"))
+            qInstallMessageHandler(
+                [](QtMsgType type, const QMessageLogContext&, const QString& msg) {
+                    if (type == QtCriticalMsg || type == QtFatalMsg)
+                        std::fprintf(stderr, "%s\n", qPrintable(msg));
+                });
+        QApplication app(argc, argv);
+        QCoreApplication::setApplicationName("paralens");
+        QCoreApplication::setOrganizationName("ParaLens");
+        return paralens::cli::run(args);
+    }
     // Subcommands run without a GUI platform, so they work over ssh and in CI.
     if (paralens::cli::wantsCli(args)) {
         QCoreApplication app(argc, argv);
@@ -27,9 +50,21 @@ int main(int argc, char** argv)
     QApplication::setOrganizationName("ParaLens");
     QApplication::setApplicationVersion(PARALENS_VERSION);
     QApplication::setDesktopFileName("io.github.paralens.ParaLens");
-    paralens::MainWindow window;
-    if (args.size() > 1)
-        window.openFile(args.at(1));
+    // The user's preset folder and --presets DIR add to the built-in presets.
+    QStringList rest = args;
+    const QStringList dirs = paralens::takePresetOptions(rest);
+    std::optional<paralens::PresetLibrary> presets;
+    try {
+        presets.emplace(paralens::loadPresetLibrary(dirs));
+    } catch (const paralens::InputError& e) {
+        QMessageBox::critical(nullptr, QObject::tr("Presets not loaded"),
+                              QObject::tr("%1\nUsing the built-in presets only.")
+                                  .arg(QString::fromStdString(e.what())));
+    }
+    paralens::MainWindow window(presets ? &*presets : nullptr);
+    window.restoreSession(rest.size() <= 1);
+    if (rest.size() > 1)
+        window.openFile(rest.at(1));
     window.show();
     return app.exec();
 }

@@ -1,17 +1,416 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
+#include "app/document.h"
+#include "app/export.h"
+#include "core/evaluate.h"
+#include "core/presets.h"
+#include "core/scenario_io.h"
+#include "widgets/breakdownview.h"
+#include "widgets/controlpanel.h"
+#include "widgets/headline.h"
+#include "widgets/memoryview.h"
+#include "widgets/topologyview.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
 
 namespace paralens {
+namespace {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+const char kFileFilter[] = "ParaLens scenario (*.paralens.json);;JSON (*.json)";
+constexpr int kMaxRecent = 8;
+
+QStringList warningLines(const Estimate& e)
 {
-    setWindowTitle("ParaLens");
-    resize(1600, 1000);
+    QStringList out;
+    for (const std::string& w : warningTexts(e))
+        out << QString::fromStdString(w);
+    return out;
 }
 
-bool MainWindow::openFile(const QString&)
+} // namespace
+
+MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
+    : QMainWindow(parent), m_presets(presets ? *presets : PresetLibrary::builtin())
 {
-    return false;
+    setObjectName(QStringLiteral("MainWindow"));
+    setAcceptDrops(true);
+    resize(1600, 1000);
+
+    m_doc = new Document(defaultScenario(), m_presets, this);
+    m_evaluator = new Evaluator(this);
+
+    m_panel = new ControlPanel(m_presets, this);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_panel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* dock = new QDockWidget(tr("Scenario"), this);
+    dock->setObjectName(QStringLiteral("ScenarioDock"));
+    dock->setWidget(scroll);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_panel->sizeHint().width() +
+                            style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    auto* central = new QWidget(this);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(4, 4, 4, 4);
+    m_headline = new Headline(central);
+    column->addWidget(m_headline);
+
+    m_memory = new MemoryView(central);
+    m_breakdown = new BreakdownView(central);
+    m_topology = new TopologyView(central);
+    auto* gantt =
+        new QLabel(tr("Pipeline schedule (Gantt)\n— comes with the schedule view —"), central);
+    gantt->setAlignment(Qt::AlignCenter);
+    gantt->setFrameShape(QFrame::StyledPanel);
+    gantt->setEnabled(false);
+    gantt->setObjectName(QStringLiteral("GanttPlace"));
+    gantt->setAccessibleName(tr("Pipeline schedule (placeholder)"));
+
+    auto* top = new QSplitter(Qt::Horizontal, central);
+    top->addWidget(m_memory);
+    top->addWidget(m_topology);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    auto* rows = new QSplitter(Qt::Vertical, central);
+    rows->addWidget(top);
+    rows->addWidget(m_breakdown);
+    rows->addWidget(gantt);
+    rows->setStretchFactor(0, 5);
+    rows->setStretchFactor(1, 2);
+    rows->setStretchFactor(2, 3);
+    rows->setChildrenCollapsible(false);
+    column->addWidget(rows, 1);
+    setCentralWidget(central);
+
+    m_status = new QLabel(this);
+    m_status->setAccessibleName(tr("Warnings"));
+    statusBar()->addWidget(m_status, 1);
+
+    createActions();
+
+    connect(m_panel, &ControlPanel::edited, m_doc, &Document::edit);
+    connect(m_doc, &Document::scenarioChanged, this, [this](const Scenario& s) {
+        m_panel->setScenario(s);
+        m_evaluator->request(s);
+    });
+    connect(m_doc, &Document::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &Document::filePathChanged, this, [this](const QString& path) {
+        m_evaluator->setBaseDir(path.isEmpty() ? QString() : QFileInfo(path).absolutePath());
+        updateTitle();
+    });
+    connect(m_evaluator, &Evaluator::finished, this,
+            [this](const Evaluation& e) { showEvaluation(e, false); });
+    for (ChartView* c : charts())
+        connect(c, &ChartView::exportRequested, this, &MainWindow::exportChartDialog);
+
+    m_panel->setScenario(m_doc->scenario());
+    m_evaluator->request(m_doc->scenario());
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+QList<ChartView*> MainWindow::charts() const
+{
+    return {m_memory, m_breakdown, m_topology};
+}
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newDocument);
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    QMenu* exportMenu = file->addMenu(tr("&Export Chart"));
+    for (ChartView* c : charts())
+        exportMenu->addAction(tr("%1…").arg(c->chartTitle()), this,
+                              [this, c] { exportChartDialog(c); });
+    file->addAction(tr("Export &Report (PDF)…"), this, &MainWindow::exportReportDialog);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    updateRecentMenu();
+}
+
+void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
+{
+    m_shown = e;
+    if (e.ok()) {
+        m_memory->setEstimate(e.estimate, e.scenario);
+        m_breakdown->setEstimate(e.estimate);
+        m_topology->setScenario(e.scenario);
+        m_headline->setEstimate(e.estimate);
+        QStringList notes = warningLines(e.estimate);
+        if (!e.calibration.isEmpty())
+            notes.prepend(e.calibration);
+        m_status->setText(notes.join(QStringLiteral(" · ")));
+    } else {
+        const QString reason = e.reason();
+        for (ChartView* c : charts())
+            c->setInvalid(reason);
+        m_headline->setInvalid(reason);
+        m_status->setText(reason.section(QLatin1Char('\n'), 0, 0));
+    }
+    for (ChartView* c : charts())
+        c->plot()->replot(immediate ? QCustomPlot::rpImmediateRefresh
+                                    : QCustomPlot::rpQueuedReplot);
+    emit viewsUpdated();
+}
+
+void MainWindow::updateNow()
+{
+    showEvaluation(m_evaluator->evaluateNow(m_doc->scenario()), true);
+    m_headline->repaint();
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(m_doc->displayName() + QStringLiteral("[*]"));
+    setWindowModified(m_doc->isModified());
+}
+
+void MainWindow::showError(const QString& title, const QString& message)
+{
+    // Window-modal and non-blocking: the document stays usable behind it.
+    auto* box = new QMessageBox(QMessageBox::Critical, title, message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("ErrorBox"));
+    box->open();
+    emit errorShown(message);
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    QString error;
+    if (!m_doc->load(path, &error)) {
+        showError(tr("Cannot open scenario"), error);
+        return false;
+    }
+    addRecentFile(path);
+    return true;
+}
+
+bool MainWindow::saveFile(const QString& path)
+{
+    QString error;
+    if (!m_doc->save(path, &error)) {
+        showError(tr("Cannot save scenario"), error);
+        return false;
+    }
+    addRecentFile(path);
+    return true;
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_doc->isModified())
+        return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("%1 has unsaved changes.").arg(m_doc->displayName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::newDocument()
+{
+    if (maybeSave())
+        m_doc->reset(defaultScenario());
+}
+
+void MainWindow::openDialog()
+{
+    if (!maybeSave())
+        return;
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(), tr(kFileFilter));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+bool MainWindow::save()
+{
+    return m_doc->filePath().isEmpty() ? saveAs() : saveFile(m_doc->filePath());
+}
+
+bool MainWindow::saveAs()
+{
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Save scenario"),
+        m_doc->filePath().isEmpty() ? QStringLiteral("scenario.paralens.json") : m_doc->filePath(),
+        tr(kFileFilter));
+    if (path.isEmpty())
+        return false;
+    if (!path.endsWith(QLatin1String(".json")))
+        path += QStringLiteral(".paralens.json");
+    return saveFile(path);
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    QSettings settings;
+    QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    files.removeAll(abs);
+    files.prepend(abs);
+    while (files.size() > kMaxRecent)
+        files.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), files);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString path = files.at(i);
+        m_recentMenu
+            ->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+                        [this, path] {
+                            if (maybeSave())
+                                openFile(path);
+                        })
+            ->setToolTip(path);
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::exportChartDialog(ChartView* view)
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export %1").arg(view->chartTitle()), view->chartId() + QStringLiteral(".png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Export size"));
+    auto* form = new QFormLayout(&dialog);
+    auto* width = new QSpinBox(&dialog);
+    auto* height = new QSpinBox(&dialog);
+    auto* scale = new QDoubleSpinBox(&dialog);
+    width->setRange(16, 20000);
+    height->setRange(16, 20000);
+    width->setValue(std::max(640, view->width()));
+    height->setValue(std::max(400, view->height()));
+    scale->setRange(0.25, 8);
+    scale->setValue(2);
+    scale->setEnabled(exportFormatFor(path) == ExportFormat::Png);
+    width->setSuffix(tr(" px"));
+    height->setSuffix(tr(" px"));
+    scale->setToolTip(tr("Pixels per unit of size in the PNG (2 for high-DPI screens)"));
+    form->addRow(tr("&Width"), width);
+    form->addRow(tr("&Height"), height);
+    form->addRow(tr("&Scale (PNG)"), scale);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    ExportOptions options{QSize(width->value(), height->value()), scale->value()};
+    if (!exportChart(view, path, options, scenarioStamp(m_shown.scenario), &error))
+        showError(tr("Export failed"), error);
+}
+
+void MainWindow::exportReportDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export report"), QStringLiteral("paralens-report.pdf"), tr("PDF (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportReport(path, m_shown.scenario, m_headline, charts(), &error))
+        showError(tr("Export failed"), error);
+}
+
+void MainWindow::restoreSession(bool restoreScenario)
+{
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    const QString last = settings.value(QStringLiteral("session/scenario")).toString();
+    if (!restoreScenario || last.isEmpty())
+        return;
+    try {
+        m_doc->reset(parseScenario(last.toStdString(), "last session", m_presets));
+    } catch (const std::exception&) {
+        // A scenario from an older version that no longer parses: start from the default.
+    }
+}
+
+void MainWindow::saveSession()
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("session/scenario"),
+                      QString::fromStdString(scenarioToText(m_doc->scenario())));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    saveSession();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile() &&
+        urls.first().toLocalFile().endsWith(QLatin1String(".json")))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !maybeSave())
+        return;
+    event->acceptProposedAction();
+    openFile(urls.first().toLocalFile());
 }
 
 } // namespace paralens

@@ -1,16 +1,96 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include "app/recompute.h"
+
 #include <QMainWindow>
+
+class QAction;
+class QLabel;
+class QMenu;
 
 namespace paralens {
 
+class BreakdownView;
+class ChartView;
+class ControlPanel;
+class Document;
+class Headline;
+class MemoryView;
+class PresetLibrary;
+class TopologyView;
+
+/// The explorer window: the scenario controls in a dock, the headline strip and the views.
+/// Every edit goes through the Document (undo), is evaluated off the GUI thread by Evaluator,
+/// and the newest result updates all views together.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    /// `presets` (built-in plus the user's) must outlive the window; nullptr: built-in only.
+    explicit MainWindow(const PresetLibrary* presets = nullptr, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
     /// Opens a scenario file; shows the error and keeps the current document on failure.
     bool openFile(const QString& path);
+    /// Saves to `path` atomically; shows the error on failure.
+    bool saveFile(const QString& path);
+    /// Restores the window geometry and, when `restoreScenario`, the last scenario from
+    /// QSettings.
+    void restoreSession(bool restoreScenario);
+
+    /// Evaluates the current scenario on this thread and repaints every view before
+    /// returning (benchmarks, tests).
+    void updateNow();
+
+    Document* document() const { return m_doc; }
+    ControlPanel* controlPanel() const { return m_panel; }
+    MemoryView* memoryView() const { return m_memory; }
+    BreakdownView* breakdownView() const { return m_breakdown; }
+    TopologyView* topologyView() const { return m_topology; }
+    Headline* headline() const { return m_headline; }
+    Evaluator* evaluator() const { return m_evaluator; }
+    QList<ChartView*> charts() const;
+    /// The evaluation the views show now.
+    const Evaluation& shown() const { return m_shown; }
+
+signals:
+    /// All views show a new evaluation.
+    void viewsUpdated();
+    /// An error was shown to the user (also as a window-modal message box).
+    void errorShown(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createActions();
+    void showEvaluation(const Evaluation& e, bool immediate);
+    void updateTitle();
+    void showError(const QString& title, const QString& message);
+    bool maybeSave();
+    void newDocument();
+    void openDialog();
+    bool save();
+    bool saveAs();
+    void addRecentFile(const QString& path);
+    void updateRecentMenu();
+    void exportChartDialog(ChartView* view);
+    void exportReportDialog();
+    void saveSession();
+
+    const PresetLibrary& m_presets;
+    Document* m_doc = nullptr;
+    Evaluator* m_evaluator = nullptr;
+    ControlPanel* m_panel = nullptr;
+    Headline* m_headline = nullptr;
+    MemoryView* m_memory = nullptr;
+    BreakdownView* m_breakdown = nullptr;
+    TopologyView* m_topology = nullptr;
+    QLabel* m_status = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    Evaluation m_shown;
 };
 
 } // namespace paralens

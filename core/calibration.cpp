@@ -281,8 +281,12 @@ const CollectiveCurve* CalibratedPerformance::curveFor(Collective c, int ranks, 
 std::optional<double> CalibratedPerformance::collectiveSeconds(Collective c, int ranks, Span span,
                                                                double bytes) const
 {
-    if (ranks <= 1 || !(bytes > 0))
+    // A point-to-point transfer has a cost whatever the group size says; collectives over one
+    // rank have none.
+    if ((ranks <= 1 && c != Collective::SendRecv) || !(bytes > 0))
         return 0.0;
+    if (c == Collective::SendRecv)
+        ranks = std::max(ranks, 2);
     const auto* curve = curveFor(c, ranks, span);
     if (!curve)
         return std::nullopt;

@@ -2,7 +2,9 @@
 #pragma once
 #include "core/collective.h"
 #include "core/nccl_log.h"
+#include "core/scenario.h"
 
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -131,7 +133,8 @@ void saveProfileFile(const CalibrationProfile& p, const std::string& path);
 ///  - collectiveSeconds: the curve of that collective and span whose group size is nearest
 ///    (in log2) to `ranks`, preferring bf16, then more points; when the sizes differ the
 ///    measured bus bandwidth at that size is kept and the time rescaled by
-///    busFactor(c, ranks)/busFactor(c, measured ranks). One rank costs 0 s.
+///    busFactor(c, ranks)/busFactor(c, measured ranks). One rank costs 0 s, except for
+///    sendrecv (a point-to-point transfer, looked up as 2 ranks).
 ///  - gemmEfficiency: achieved TFLOP/s of the nearest measured shape of that precision (in
 ///    log m, n, k) over the dense peak given here, at most 1.
 ///  - hbmGbps: the streaming-kernel figure, else the device-to-device copy figure.
@@ -155,5 +158,11 @@ private:
     double m_peak_bf16_tflops;
     double m_peak_fp8_tflops;
 };
+
+/// The scenario's calibration (Scenario::calibration; a relative path is taken from `base_dir`,
+/// normally the scenario file's folder) with the scenario's dense BF16/FP8 peaks. nullptr when
+/// the scenario names no profile. Throws InputError when the profile cannot be read or is invalid.
+std::unique_ptr<CalibratedPerformance> loadCalibration(const Scenario& s,
+                                                       const std::string& base_dir = {});
 
 } // namespace paralens

@@ -375,4 +375,16 @@ void saveProfileFile(const CalibrationProfile& p, const std::string& path)
     }
 }
 
+std::unique_ptr<CalibratedPerformance> loadCalibration(const Scenario& s,
+                                                       const std::string& base_dir)
+{
+    if (s.calibration.empty())
+        return nullptr;
+    std::filesystem::path path(s.calibration);
+    if (path.is_relative() && !base_dir.empty())
+        path = std::filesystem::path(base_dir) / path;
+    return std::make_unique<CalibratedPerformance>(
+        loadProfileFile(path.string()), s.cluster.gpu.bf16_tflops, s.cluster.gpu.fp8_tflops);
+}
+
 } // namespace paralens

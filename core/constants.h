@@ -46,6 +46,13 @@ struct ModelConstants
     double adam_bytes_per_param = 30;
     /// CPU Adam throughput per GPU's share of the host when the optimizer is offloaded (🔢).
     double cpu_adam_params_per_second = 1.0e9;
+
+    // ---- pipeline (MODEL_NOTES §6) ----
+    /// Step time, bubble and in-flight micro-batches from the schedule simulator (the op order
+    /// of the chosen schedule run with each stage's times; ~10 ns per op, so 5 µs to 1 ms for a
+    /// new plan, repeats memoised). false = the closed forms (~50 ns): for screening millions of
+    /// plans in a search, whose best plans are then re-evaluated with the simulator.
+    bool simulate_pipeline = true;
 };
 
 } // namespace paralens

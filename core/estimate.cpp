@@ -48,6 +48,21 @@ constexpr std::array<std::pair<Warning, std::string_view>, 7> kWarnings{{
                             "used"},
 }};
 
+// The sizes every formula divides by or multiplies with must be positive; validate() checks
+// much more, but evaluate() must stay finite and non-negative even without it.
+bool positiveSizes(const Scenario& s)
+{
+    const ParallelPlan& p = s.parallel;
+    const TrainingSettings& t = s.training;
+    const ModelSpec& m = s.model;
+    return p.tp > 0 && p.pp > 0 && p.dp > 0 && p.cp > 0 && p.ep > 0 && p.virtual_stages > 0 &&
+           t.seq_len > 0 && t.micro_batch > 0 && t.global_batch > 0 && m.layers > 0 &&
+           m.hidden > 0 && m.heads > 0 && m.kv_heads >= 0 && m.head_dim >= 0 && m.ffn_hidden >= 0 &&
+           m.vocab > 0 && m.moe.experts >= 0 && m.moe.top_k >= 0 && m.moe.expert_ffn_hidden >= 0 &&
+           m.moe.shared_experts >= 0 && m.moe.first_dense_layers >= 0 &&
+           s.cluster.gpu.memory_gib >= 0;
+}
+
 } // namespace
 
 void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measured)
@@ -79,20 +94,19 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
     out.gpus = pl.gpus();
     out.calibrated = measured != nullptr;
     out.warnings = 0;
-    out.microbatches = tr.microbatches(std::max(1, pl.dp));
+    out.microbatches = safeMicrobatches(tr, pl);
     out.tokens_per_step = double(tr.global_batch) * tr.seq_len;
-    out.capacity_bytes = s.cluster.gpu.memory_gib * 1073741824.0;
+    out.capacity_bytes = std::max(0.0, s.cluster.gpu.memory_gib) * 1073741824.0;
 
     const FrameworkConventions fw = conventions(tr.framework, tr.optimizer);
-    if (!splitLayers(s.model, pl, fw.split, layers)) {
-        // Not runnable (validate() names why); report an empty, non-fitting estimate.
+    if (!positiveSizes(s) || !splitLayers(s.model, pl, fw.split, layers)) {
+        // Not runnable (validate() names why): an empty estimate that does not fit.
         out.stages.clear();
         out.fits = false;
         out.peak_bytes = 0;
         out.peak_stage = 0;
         out.time = TimeBreakdown{};
         out.throughput = Throughput{};
-        out.warnings |= static_cast<std::uint32_t>(Warning::DoesNotFit);
         return;
     }
     const LayerParams dl = denseLayerParams(s.model), ml = moeLayerParams(s.model);

@@ -37,8 +37,10 @@ double lmHeadFlops(const ModelSpec& m, double tokens, double vocab);
 double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq);
 
 /// Hardware FLOPs per step: model FLOPs with the padded vocabulary and the router, plus
-/// recomputation: full adds one forward of every transformer layer (Narayanan Eq. 3 counts
-/// this), selective adds the attention core's forward (Korthikanti Eq. 8).
+/// recomputation: full adds one forward of every transformer layer (so for GPT shapes this is
+/// Narayanan Eq. 3), selective adds one forward of the attention core, 4·T·s·q per layer
+/// (MODEL_NOTES §2.1). Korthikanti's Eq. 8 adds three times that (12·T·s·h per layer); we
+/// count the work actually repeated, and FlashAttention's own tile recomputation is not counted.
 double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
                             std::int64_t vocab_pad);
 

@@ -167,9 +167,14 @@ bool parseTiming(const std::vector<std::string_view>& t, size_t at, NcclTiming& 
         return false;
     }
     out.time_seconds = time_us * 1e-6;
+    double maxError = 0;
     if (t[at + 3] == "N/A") {
         out.wrong = -1;
-    } else if (!parseInt(t[at + 3], out.wrong) || out.wrong < 0) {
+    } else if (parseInt(t[at + 3], out.wrong) && out.wrong >= 0) {
+        // a count of wrong elements (nccl-tests >= 2.10)
+    } else if (parseDouble(t[at + 3], maxError) && maxError >= 0) {
+        out.wrong = -1; // older nccl-tests print the largest error ("1e-07"), not a count
+    } else {
         why = "#wrong '" + std::string(t[at + 3]) + "' is neither a count nor N/A";
         return false;
     }
@@ -334,6 +339,13 @@ private:
             const auto t = split(c);
             if (t.size() > 2)
                 m_testsVersion = std::string(t[2]);
+            const auto lib = c.find("nccl-library=");
+            if (lib != std::string_view::npos)
+                m_ncclVersion = versionFromCode(split(c.substr(lib + 13)).front());
+            return;
+        }
+        if (c.starts_with("paralens-measure")) { // paralens-measure's stdout
+            finish(lineNo, false);
             const auto lib = c.find("nccl-library=");
             if (lib != std::string_view::npos)
                 m_ncclVersion = versionFromCode(split(c.substr(lib + 13)).front());

@@ -4,6 +4,8 @@
 #include "core/error.h"
 
 #include <algorithm>
+#include <array>
+#include <string>
 #include <vector>
 
 namespace paralens {
@@ -103,20 +105,31 @@ PipelineCost closedFormPipelineCost(Schedule schedule, int microbatches, int vir
 
 namespace {
 
-// Per-thread simulator state: buffers that grow to the largest plan seen, the last op order
-// and the last inputs with their result (an exact-match memo; no rounding, so results never
+// One memoised evaluation: exact inputs and what they gave (no rounding, so results never
 // depend on what was evaluated before).
+struct MemoEntry
+{
+    bool used = false;
+    ScheduleParams params;
+    std::vector<double> links; // p2p seconds per link (device r to r + 1 mod p)
+    std::vector<StageTimes> stages;
+    PipelineCost cost;
+    std::vector<double> inflight;
+};
+
+// Per-thread simulator state: buffers that grow to the largest plan seen, the last op order,
+// and the last kMemo results (a GUI toggling between a few scenarios, the side-by-side view).
 struct SimCache
 {
+    static constexpr std::size_t kMemo = 8;
     PipelineSimulator sim;
     PipelineSchedule schedule;
     SimulationResult result;
     PipelineTimings timings;
     bool have_schedule = false;
     ScheduleParams params;
-    bool have_result = false;
-    std::vector<StageTimes> last_stages;
-    double last_p2p = -1;
+    std::array<MemoEntry, kMemo> memo;
+    std::size_t next = 0; // round-robin replacement
 };
 
 bool sameParams(const ScheduleParams& a, const ScheduleParams& b)
@@ -137,10 +150,33 @@ bool sameStages(std::span<const StageTimes> a, const std::vector<StageTimes>& b)
     return true;
 }
 
+bool sameLinks(std::span<const double> a, const std::vector<double>& b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+double meanOf(std::span<const double> v)
+{
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    return v.empty() ? 0.0 : sum / double(v.size());
+}
+
 } // namespace
 
 PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
                           std::span<const StageTimes> stages, double p2p_seconds,
+                          std::span<double> inflight, PipelineTimeline* timeline)
+{
+    thread_local std::vector<double> links;
+    links.assign(stages.size(), p2p_seconds);
+    return pipelineCost(schedule, microbatches, virtual_stages, stages,
+                        std::span<const double>(links), inflight, timeline);
+}
+
+PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
+                          std::span<const StageTimes> stages, std::span<const double> p2p_links,
                           std::span<double> inflight, PipelineTimeline* timeline)
 {
     const int p = int(stages.size());
@@ -148,6 +184,10 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
         timeline->simulated = false;
     if (p == 0)
         return PipelineCost{};
+    if (p2p_links.size() != stages.size())
+        throw InputError("parallel.pp", "pipelineCost: " + std::to_string(p2p_links.size()) +
+                                            " p2p links for " + std::to_string(p) + " stages");
+    const double p2p_seconds = meanOf(p2p_links); // for the closed forms
     ParallelPlan plan;
     plan.schedule = schedule;
     plan.pp = p;
@@ -158,10 +198,17 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
                                       inflight);
 
     thread_local SimCache c;
-    const bool sameSchedule = c.have_schedule && sameParams(c.params, params);
-    if (!sameSchedule) {
+    const std::size_t n = std::min(inflight.size(), std::size_t(p));
+    if (!timeline)
+        for (const MemoEntry& e : c.memo)
+            if (e.used && sameParams(e.params, params) && sameLinks(p2p_links, e.links) &&
+                sameStages(stages, e.stages)) {
+                std::copy_n(e.inflight.begin(), n, inflight.begin());
+                return e.cost;
+            }
+
+    if (!(c.have_schedule && sameParams(c.params, params))) {
         c.have_schedule = false;
-        c.have_result = false;
         try {
             buildSchedule(params, c.schedule);
         } catch (const InputError&) {
@@ -172,36 +219,34 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
         c.params = params;
         c.have_schedule = true;
     }
-    if (!(c.have_result && c.last_p2p == p2p_seconds && sameStages(stages, c.last_stages))) {
-        c.have_result = false;
-        const PipelineSchedule& s = c.schedule;
-        const std::size_t S = std::size_t(s.modelStages());
-        const double v = s.chunks;
-        PipelineTimings& t = c.timings;
-        t.forward_seconds.resize(S);
-        t.backward_seconds.resize(S);
-        t.weight_seconds.resize(S);
-        t.activation_bytes.resize(S);
-        t.weight_grad_bytes.resize(S);
-        t.p2p_seconds.assign(S - 1, std::max(0.0, p2p_seconds));
-        t.dp_sync_seconds.clear();
-        t.record_memory_timeline = timeline != nullptr;
-        for (std::size_t ms = 0; ms < S; ++ms) {
-            const StageTimes& st = stages[std::size_t(s.deviceOf(int(ms)))];
-            t.forward_seconds[ms] = st.forward_seconds / v;
-            t.backward_seconds[ms] = st.backward_seconds / v;
-            t.weight_seconds[ms] = st.weight_seconds / v;
-            t.activation_bytes[ms] = 1.0 / v; // in units of a whole stage's micro-batch
-            t.weight_grad_bytes[ms] = s.split_backward ? kZbWeightStashRatio / v : 0.0;
-        }
-        c.sim.run(s, t, c.result);
-        c.last_stages.assign(stages.begin(), stages.end());
-        c.last_p2p = p2p_seconds;
-        c.have_result = true;
-    } else if (timeline && c.result.memory_timeline.empty()) {
-        c.timings.record_memory_timeline = true; // the memo ran without the timeline
-        c.sim.run(c.schedule, c.timings, c.result);
+    const PipelineSchedule& s = c.schedule;
+    const std::size_t S = std::size_t(s.modelStages());
+    const double v = s.chunks;
+    PipelineTimings& t = c.timings;
+    t.forward_seconds.resize(S);
+    t.backward_seconds.resize(S);
+    t.weight_seconds.resize(S);
+    t.activation_bytes.resize(S);
+    t.weight_grad_bytes.resize(S);
+    t.p2p_seconds.resize(S - 1);
+    for (std::size_t b = 0; b + 1 < S; ++b) {
+        // Boundary between model stages b and b + 1: the link between their devices (the
+        // same device costs nothing; the simulator skips it).
+        const int d0 = s.deviceOf(int(b)), d1 = s.deviceOf(int(b) + 1);
+        const int link = (d1 == (d0 + 1) % p) ? d0 : d1; // r → r + 1 (mod p), or back
+        t.p2p_seconds[b] = std::max(0.0, p2p_links[std::size_t(link)]);
     }
+    t.dp_sync_seconds.clear();
+    t.record_memory_timeline = timeline != nullptr;
+    for (std::size_t ms = 0; ms < S; ++ms) {
+        const StageTimes& st = stages[std::size_t(s.deviceOf(int(ms)))];
+        t.forward_seconds[ms] = st.forward_seconds / v;
+        t.backward_seconds[ms] = st.backward_seconds / v;
+        t.weight_seconds[ms] = st.weight_seconds / v;
+        t.activation_bytes[ms] = 1.0 / v; // in units of a whole stage's micro-batch
+        t.weight_grad_bytes[ms] = s.split_backward ? kZbWeightStashRatio / v : 0.0;
+    }
+    c.sim.run(s, t, c.result);
 
     const SimulationResult& r = c.result;
     PipelineCost out;
@@ -213,11 +258,22 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
     out.bubble_fraction = r.bubble_fraction;
     out.bubble_overhead = r.bubble_overhead;
     out.p2p_exposed_seconds = r.p2p_exposed_seconds;
-    const int n = std::min(int(inflight.size()), p);
-    for (int i = 0; i < n; ++i)
-        inflight[std::size_t(i)] = r.stages[std::size_t(i)].peak_activation_bytes;
+    for (std::size_t i = 0; i < n; ++i)
+        inflight[i] = r.stages[i].peak_activation_bytes;
+
+    MemoEntry& e = c.memo[c.next];
+    c.next = (c.next + 1) % SimCache::kMemo;
+    e.used = true;
+    e.params = params;
+    e.links.assign(p2p_links.begin(), p2p_links.end());
+    e.stages.assign(stages.begin(), stages.end());
+    e.cost = out;
+    e.inflight.resize(std::size_t(p));
+    for (std::size_t i = 0; i < std::size_t(p); ++i)
+        e.inflight[i] = r.stages[i].peak_activation_bytes;
+
     if (timeline) {
-        timeline->schedule = c.schedule;
+        timeline->schedule = s;
         timeline->result = r;
         timeline->simulated = true;
     }

@@ -60,6 +60,14 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
                           std::span<const StageTimes> stages, double p2p_seconds,
                           std::span<double> inflight, PipelineTimeline* timeline = nullptr);
 
+/// As above with a p2p time per link: p2p_links[r] (p entries) is one transfer between devices
+/// r and r + 1 (mod p; the last entry is the wrap-around link interleaved schedules use from
+/// device p − 1 back to device 0), so boundaries that leave a node can cost more than those
+/// inside one. Throws InputError when p2p_links.size() != stages.size().
+PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stages,
+                          std::span<const StageTimes> stages, std::span<const double> p2p_links,
+                          std::span<double> inflight, PipelineTimeline* timeline = nullptr);
+
 /// The closed forms (MODEL_NOTES §6), generalised to unequal stages with t_r = F_r + B_r + W_r:
 /// the slowest stage runs m micro-batches, the others add their fill and drain once:
 ///   GPipe, 1F1B      m·max t + (Σ t − max t)                      ((m + p − 1)·t if equal)
@@ -74,6 +82,13 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
 PipelineCost closedFormPipelineCost(Schedule schedule, int microbatches, int virtual_stages,
                                     std::span<const StageTimes> stages, double p2p_seconds,
                                     std::span<double> inflight);
+
+/// m = B / (b · dp), or 0 when the plan has no micro-batches (b or dp not positive) — never a
+/// division by zero on an unvalidated plan.
+inline int safeMicrobatches(const TrainingSettings& t, const ParallelPlan& p)
+{
+    return t.micro_batch > 0 && p.dp > 0 ? t.global_batch / (t.micro_batch * p.dp) : 0;
+}
 
 /// M_W / M_B: weight-gradient stash over a micro-batch's activations (ZB paper: 32sbh vs 34sbh).
 inline constexpr double kZbWeightStashRatio = 32.0 / 34.0;

@@ -63,10 +63,8 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
     const bool split = s.split_backward;
     const std::size_t kinds = split ? 3 : 2;
     const std::size_t perKind = std::size_t(S) * std::size_t(m);
-    m_done.assign(kinds * perKind, -1.0);
-    m_pathComm.assign(kinds * perKind, 0.0);
+    m_keys.assign(kinds * perKind, KeyState{});
     m_devicePathComm.assign(std::size_t(p), 0.0);
-    m_waiter.assign(kinds * perKind, -1);
     m_nextWaiter.assign(std::size_t(p), -1);
     m_cursor.assign(s.stage_offset.begin(), s.stage_offset.end() - 1);
     m_free.assign(std::size_t(p), 0.0);
@@ -149,13 +147,13 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
             double path = m_devicePathComm[du]; // p2p seconds on the critical path
             if (m_depBase[row] != kNone) {
                 const std::size_t dep = m_depBase[row] + mb;
-                if (m_done[dep] < 0) { // not yet: wait for it
-                    m_nextWaiter[du] = m_waiter[dep];
-                    m_waiter[dep] = d;
+                if (m_keys[dep].done < 0) { // not yet: wait for it
+                    m_nextWaiter[du] = m_keys[dep].waiter;
+                    m_keys[dep].waiter = d;
                     break;
                 }
-                ready = m_done[dep] + m_comm[row];
-                const double viaDep = m_pathComm[dep] + m_comm[row];
+                ready = m_keys[dep].done + m_comm[row];
+                const double viaDep = m_keys[dep].path + m_comm[row];
                 if (ready > m_free[du])
                     path = viaDep;
                 else if (ready == m_free[du])
@@ -166,23 +164,23 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
             out.timing[std::size_t(i)] = {start, stop};
             m_free[du] = stop;
             const std::size_t self = std::size_t(op.kind) * perKind + std::size_t(ms) * mm + mb;
-            if (m_done[self] >= 0)
+            if (m_keys[self].done >= 0)
                 throw InputError(kField, "pipeline schedule runs " +
                                              opName(op.kind, op.microbatch, op.chunk) +
                                              " twice on stage " + std::to_string(d));
-            m_done[self] = stop;
-            m_pathComm[self] = path;
+            m_keys[self].done = stop;
+            m_keys[self].path = path;
             m_devicePathComm[du] = path;
             if (stop >= latest) {
                 latest = stop;
                 out.p2p_exposed_seconds = path;
             }
-            for (int w = m_waiter[self]; w >= 0;) {
+            for (int w = m_keys[self].waiter; w >= 0;) {
                 const int next = m_nextWaiter[std::size_t(w)];
                 m_ready.push_back(w);
                 w = next;
             }
-            m_waiter[self] = -1;
+            m_keys[self].waiter = -1;
 
             // Statistics and memory (the device's ops run in order, so times only grow).
             st.busy_seconds += stop - start;

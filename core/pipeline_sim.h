@@ -102,10 +102,15 @@ public:
              SimulationResult& out);
 
 private:
-    std::vector<double> m_pathComm;       // p2p seconds on the critical path ending at that op
     std::vector<double> m_devicePathComm; // the same for each device's latest op
-    std::vector<double> m_done; // end time per (kind, model stage, micro-batch), <0 = not yet
-    std::vector<std::int32_t> m_waiter;       // first device waiting for that key, −1 = none
+    /// Per (kind, model stage, micro-batch), together so one cache line serves a lookup.
+    struct KeyState
+    {
+        double done = -1;         ///< end time, < 0 = not yet run
+        double path = 0;          ///< p2p seconds on the critical path ending there
+        std::int32_t waiter = -1; ///< first device waiting for it, −1 = none
+    };
+    std::vector<KeyState> m_keys;
     std::vector<std::int32_t> m_nextWaiter;   // per device, next device waiting for the same key
     std::vector<std::int64_t> m_cursor;       // per device, index of its next op
     std::vector<double> m_free;               // per device, time it becomes free

@@ -27,8 +27,8 @@ std::vector<ReferenceRun> referenceRuns(const PresetLibrary& presets)
             const auto j = nlohmann::json::parse(f.content);
             const std::string source = j.at("source").get<std::string>();
             const std::string metric = j.value("metric", "tflops_per_gpu");
-            if (metric != "tflops_per_gpu")
-                throw InputError("metric", "metric: only tflops_per_gpu is supported");
+            if (metric != "tflops_per_gpu" && metric != "mfu")
+                throw InputError("metric", "metric: expected tflops_per_gpu or mfu");
             const std::string conv = j.value("flops", "model");
             FlopsConvention fc;
             if (conv == "narayanan-eq3")
@@ -66,7 +66,12 @@ double predictedMetric(const ReferenceRun& run, const Estimate& e)
     const double flops = run.convention == FlopsConvention::NarayananEq3
                              ? narayananEq3(run.scenario)
                              : e.throughput.model_flops_per_step;
-    return flops / (step * e.gpus) / 1e12;
+    const double tflops = flops / (step * e.gpus) / 1e12;
+    if (run.metric == "mfu") {
+        const double peak = run.scenario.cluster.gpu.bf16_tflops;
+        return peak > 0 ? tflops / peak : 0;
+    }
+    return tflops;
 }
 
 } // namespace paralens

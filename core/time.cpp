@@ -176,7 +176,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     const Topology& topo = *in.topology;
     const ClusterSpec& cl = sc.cluster;
     const int p = std::max(1, pl.pp);
-    const int mb = std::max(1, tr.microbatches(std::max(1, pl.dp)));
+    const int mb = std::max(1, safeMicrobatches(tr, pl));
 
     // ---- kernels ----
     Kernels k;
@@ -241,11 +241,11 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
         const double window = (d.cp - 1) / d.cp;
         cpF = std::max(0.0, fwd - dense.core_f * window);
         cpB = std::max(0.0, bwd - 2 * dense.core_f * window);
-        if (tr.recompute == Recompute::Full)
+        cpHidden = fwd + bwd - cpF - cpB;
+        if (tr.recompute == Recompute::Full) { // the recomputed forward runs the ring again
             cpB += cpF;
-        // cpB already holds the recomputed forward's exposed part (found by fuzz_estimate:
-        // subtracting cpF again made the hidden CP time negative).
-        cpHidden = fwd + bwd - cpF - cpB + (tr.recompute == Recompute::Full ? fwd : 0);
+            cpHidden += fwd - cpF;
+        }
     }
     double epF = 0, epB = 0, epHidden = 0;
     if (m.isMoe() && pl.ep > 1) {
@@ -407,9 +407,12 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
         }
     }
 
-    const PipelineCost pc = pipelineCost(pl.schedule, mb, pl.virtual_stages,
-                                         stage_times.first(std::size_t(p)), p2p, inflight,
-                                         in.timeline);
+    const PipelineCost pc =
+        kc.simulate_pipeline || in.timeline
+            ? pipelineCost(pl.schedule, mb, pl.virtual_stages, stage_times.first(std::size_t(p)),
+                           p2p, inflight, in.timeline)
+            : closedFormPipelineCost(pl.schedule, mb, pl.virtual_stages,
+                                     stage_times.first(std::size_t(p)), p2p, inflight);
     // Tied embeddings on p > 1: the two copies' gradients are all-reduced once per step.
     double tied = 0;
     if (m.tied_embeddings && p > 1) {

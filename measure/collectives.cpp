@@ -230,8 +230,8 @@ void printHeader(std::FILE* f, World& world, const std::string& op, const CommSe
 {
     int version = 0;
     ncclGetVersion(&version);
-    std::fprintf(f, "# paralens-measure nccl-library=%d\n# Collective test starting: %s_perf\n",
-                 version, op.c_str());
+    std::fprintf(f, "# paralens-measure %s nccl-library=%d\n# Collective test starting: %s_perf\n",
+                 PARALENS_VERSION, version, op.c_str());
     std::fprintf(f,
                  "# nThread 1 nGpus %d minBytes %.0f maxBytes %.0f step: %g(factor) warmup "
                  "iters: %d iters: %d agg iters: 1 validation: %d graph: 0\n#\n# Using devices\n",

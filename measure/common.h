@@ -16,7 +16,7 @@ enum ExitCode
 {
     ExitOk = 0,
     ExitFailure = 1,  ///< a CUDA, NCCL or cuBLASLt call failed
-    ExitUsage = 2,    ///< bad command line
+    ExitUsage = 2,    ///< bad command line or --scenario file
     ExitNoDevice = 3, ///< "error: no CUDA device visible"
     ExitTimeout = 4   ///< a collective hung past --timeout and was aborted; partial profile written
 };
@@ -69,6 +69,7 @@ struct Options
     double timeout_seconds = 60;         ///< --timeout, per collective size
     std::string out;                     ///< --out PROFILE.json
     std::string shapes;                  ///< --shapes "m,n,k[:label];..."
+    std::string scenario;                ///< --scenario FILE: GEMM shapes of its layers
     bool fp8 = true;                     ///< --no-fp8 turns FP8 GEMMs off
     double membw_bytes = 1.0 * (1 << 30);
 };

@@ -5,18 +5,13 @@
 #include "measure/common.h"
 
 #include "core/calibration.h"
+#include "core/gemm_shapes.h"
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
 namespace paralens::measure {
-
-struct GemmShape
-{
-    std::string label;
-    long long m = 0, n = 0, k = 0;
-};
 
 /// Parses "m,n,k[:label];m,n,k[:label]...". Throws std::invalid_argument naming the bad item.
 std::vector<GemmShape> parseShapes(const std::string& text);

@@ -8,6 +8,7 @@
 
 #include "core/calibration.h"
 #include "core/error.h"
+#include "core/scenario_io.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,6 +47,7 @@ Subcommands:
   gemm          cuBLASLt BF16 (and FP8 where supported) TFLOP/s per shape
   membw         HBM bandwidth: device-to-device copy and a streaming kernel
   all           the three above
+  devices       list the visible GPUs as JSON on stdout (exit 3 when there is none)
 
 Options (collectives follow nccl-tests' flags; sizes take K, M, G suffixes):
   -b, --minbytes SIZE     smallest message (default 32M)
@@ -60,6 +62,8 @@ Options (collectives follow nccl-tests' flags; sizes take K, M, G suffixes):
   --timeout SECONDS       abort a collective that has not finished (default 60)
   --shapes LIST           GEMM shapes "m,n,k[:label];..." (default: square sweep and
                           Llama-3-70B layer GEMMs)
+  --scenario FILE         GEMM shapes of a .paralens.json scenario's layers (with the
+                          square sweep)
   --no-fp8                skip FP8 GEMMs
   --membw-bytes SIZE      buffer for membw (default 1G)
   --out PROFILE.json      write the calibration profile (atomically)
@@ -71,7 +75,7 @@ also reads), progress as one JSON object per line on stderr.
 Exit codes:
   0  success
   1  a CUDA, NCCL or cuBLASLt call failed (profile of what was measured still written)
-  2  bad command line
+  2  bad command line or input file (--scenario)
   3  no CUDA device visible ("error: no CUDA device visible")
   4  a collective hung past --timeout and was aborted (profile so far still written)
 )";
@@ -171,6 +175,60 @@ SystemInfo systemInfo(const World& world)
     return s;
 }
 
+std::string jsonEscape(const std::string& s)
+{
+    std::string out;
+    for (const char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        if (static_cast<unsigned char>(c) >= 0x20)
+            out += c;
+    }
+    return out;
+}
+
+/// `devices`: the GPUs this process sees, without NCCL or MPI, so a GUI can probe cheaply.
+int listDevices()
+{
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+        e == cudaErrorInitializationError || e == cudaErrorSystemDriverMismatch ||
+        (e == cudaSuccess && count == 0)) {
+        std::fprintf(stderr, "error: no CUDA device visible\n");
+        return ExitNoDevice;
+    }
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "error: cudaGetDeviceCount: %s\n", cudaGetErrorString(e));
+        return ExitFailure;
+    }
+    std::string out = "{\"devices\":[";
+    for (int i = 0; i < count; ++i) {
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
+            continue;
+        char pci[32] = {};
+        cudaDeviceGetPCIBusId(pci, sizeof pci, i);
+        char item[512];
+        std::snprintf(item, sizeof item,
+                      "%s{\"index\":%d,\"name\":\"%s\",\"memory_bytes\":%zu,"
+                      "\"compute_capability\":\"%d.%d\",\"pci_bus_id\":\"%s\"}",
+                      i ? "," : "", i, jsonEscape(prop.name).c_str(), prop.totalGlobalMem,
+                      prop.major, prop.minor, jsonEscape(pci).c_str());
+        out += item;
+    }
+    int v = 0;
+    out += "],\"cuda_runtime\":\"";
+    if (cudaRuntimeGetVersion(&v) == cudaSuccess)
+        out += versionString(v);
+    out += "\",\"cuda_driver\":\"";
+    if (cudaDriverGetVersion(&v) == cudaSuccess)
+        out += versionString(v);
+    out += "\"}\n";
+    std::fputs(out.c_str(), stdout);
+    return ExitOk;
+}
+
 std::string nowIso()
 {
     const std::time_t t = std::time(nullptr);
@@ -234,6 +292,8 @@ int main(int argc, char** argv)
             } else if (a == "--shapes") {
                 opt.shapes = next();
                 parseShapes(opt.shapes);
+            } else if (a == "--scenario") {
+                opt.scenario = next();
             } else if (a == "--no-fp8") {
                 opt.fp8 = false;
             } else if (a == "--membw-bytes") {
@@ -248,7 +308,8 @@ int main(int argc, char** argv)
         }
         if (cmd.empty())
             throw std::invalid_argument("no subcommand (collectives, gemm, membw, all)");
-        if (cmd != "collectives" && cmd != "gemm" && cmd != "membw" && cmd != "all")
+        if (cmd != "collectives" && cmd != "gemm" && cmd != "membw" && cmd != "all" &&
+            cmd != "devices")
             throw std::invalid_argument("unknown subcommand '" + cmd + "'");
         if (opt.iters < 1 || opt.warmup < 0 || opt.factor < 1 || opt.min_bytes <= 0 ||
             opt.max_bytes < opt.min_bytes || opt.timeout_seconds <= 0)
@@ -256,6 +317,28 @@ int main(int argc, char** argv)
     } catch (const std::exception& e) { // std::stod/stoi throw invalid_argument/out_of_range
         return usageError(e.what());
     }
+    if (cmd == "devices")
+        return listDevices();
+    std::vector<GemmShape> shapes =
+        opt.shapes.empty() ? std::vector<GemmShape>{} : parseShapes(opt.shapes);
+    if (!opt.scenario.empty()) {
+        try {
+            const auto layer = layerGemmShapes(loadScenarioFile(opt.scenario));
+            if (layer.empty())
+                throw std::invalid_argument(opt.scenario +
+                                            ": the model has no GEMM with positive sizes");
+            if (opt.shapes.empty())
+                for (const auto& sq : defaultShapes())
+                    if (sq.label == "square")
+                        shapes.push_back(sq);
+            shapes.insert(shapes.end(), layer.begin(), layer.end());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return ExitUsage;
+        }
+    }
+    if (shapes.empty())
+        shapes = defaultShapes();
 
     std::unique_ptr<World> world;
     try {
@@ -282,8 +365,7 @@ int main(int argc, char** argv)
         if (cmd == "collectives" || cmd == "all")
             runCollectives(*world, opt, profile.collectives, table);
         if (world->root() && (cmd == "gemm" || cmd == "all"))
-            profile.gemm = runGemm(opt.shapes.empty() ? defaultShapes() : parseShapes(opt.shapes),
-                                   opt, table, profile.warnings);
+            profile.gemm = runGemm(shapes, opt, table, profile.warnings);
         if (world->root() && (cmd == "membw" || cmd == "all")) {
             const auto m = runMembw(opt, table);
             profile.hbm_gbps = m.stream_gbps;

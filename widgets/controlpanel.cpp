@@ -1,8 +1,479 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/controlpanel.h"
+#include "core/presets.h"
+#include "widgets/palette.h"
+#include "widgets/snapslider.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <numeric>
 
 namespace paralens {
+namespace {
 
-ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {}
+/// Divisors of n that are <= limit, ascending (n <= 0 gives {1}).
+std::vector<int> divisors(long long n, long long limit)
+{
+    std::vector<int> out;
+    if (n <= 0)
+        return {1};
+    for (long long d = 1; d * d <= n; ++d) {
+        if (n % d != 0)
+            continue;
+        if (d <= limit)
+            out.push_back(static_cast<int>(d));
+        if (n / d != d && n / d <= limit)
+            out.push_back(static_cast<int>(n / d));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// Keeps the values v for which `keep(v)` holds; 1 always stays.
+template <typename F> std::vector<int> filtered(std::vector<int> v, F keep)
+{
+    v.erase(std::remove_if(v.begin(), v.end(), [&](int x) { return x != 1 && !keep(x); }), v.end());
+    if (v.empty() || v.front() != 1)
+        v.insert(v.begin(), 1);
+    return v;
+}
+
+bool usesVirtualStages(Schedule s)
+{
+    return s == Schedule::Interleaved1F1B || s == Schedule::ZBV || s == Schedule::DualPipeV;
+}
+
+/// DP that makes tp·pp·cp·dp = gpus, or the old DP when no integer DP does (validation then
+/// names the rule).
+int derivedDp(const Scenario& s)
+{
+    const long long mp = 1LL * s.parallel.tp * s.parallel.pp * s.parallel.cp;
+    if (mp > 0 && s.gpus % mp == 0 && s.gpus / mp > 0)
+        return static_cast<int>(s.gpus / mp);
+    return s.parallel.dp;
+}
+
+QComboBox* enumBox(QWidget* parent, const QStringList& items, const QString& tip)
+{
+    auto* box = new QComboBox(parent);
+    box->addItems(items);
+    box->setToolTip(tip);
+    return box;
+}
+
+QSpinBox* spinBox(QWidget* parent, int min, int max, const QString& tip)
+{
+    auto* box = new QSpinBox(parent);
+    box->setRange(min, max);
+    box->setToolTip(tip);
+    box->setKeyboardTracking(false); // one edit per typed number, not per digit
+    box->setGroupSeparatorShown(true);
+    return box;
+}
+
+const Schedule kSchedules[] = {Schedule::GPipe, Schedule::OneF1B, Schedule::Interleaved1F1B,
+                               Schedule::ZBH1,  Schedule::ZBV,    Schedule::DualPipeV};
+const Recompute kRecomputes[] = {Recompute::None, Recompute::Selective, Recompute::Full};
+
+} // namespace
+
+ControlPanel::ControlPanel(const PresetLibrary& presets, QWidget* parent)
+    : QWidget(parent), m_presets(presets)
+{
+    setAccessibleName(tr("Scenario controls"));
+    build();
+}
+
+void ControlPanel::build()
+{
+    auto* column = new QVBoxLayout(this);
+    column->setContentsMargins(6, 6, 6, 6);
+
+    m_banner = new QLabel(this);
+    m_banner->setWordWrap(true);
+    m_banner->setAutoFillBackground(true);
+    m_banner->setMargin(6);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setAccessibleName(tr("Plan validation"));
+    m_banner->hide();
+
+    auto addGroup = [&](const QString& title) {
+        auto* group = new QGroupBox(title, this);
+        auto* form = new QFormLayout(group);
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        column->addWidget(group);
+        m_forms.push_back(form);
+        return std::pair{group, form};
+    };
+    auto addRow = [&](QFormLayout* form, const QString& label, QWidget* w) {
+        form->addRow(label, w);
+        m_fieldLabels[w] = label;
+        w->setAccessibleName(QString(label).remove(QLatin1Char('&')));
+    };
+
+    // Model and cluster.
+    auto [clusterGroup, clusterForm] = addGroup(tr("Model and cluster"));
+    m_model = new QComboBox(clusterGroup);
+    for (const auto& id : m_presets.modelIds())
+        m_model->addItem(QString::fromStdString(id), QString::fromStdString(id));
+    m_model->setToolTip(tr("The transformer to train (preset from a paper or model card)"));
+    m_hardware = new QComboBox(clusterGroup);
+    for (const auto& id : m_presets.hardwareIds())
+        m_hardware->addItem(QString::fromStdString(id), QString::fromStdString(id));
+    m_hardware->setToolTip(tr("The GPU and node type the cluster is built from"));
+    m_gpus = spinBox(clusterGroup, 1, 1 << 24, tr("Total GPUs; DP follows as GPUs ÷ (TP·PP·CP)"));
+    addRow(clusterForm, tr("&Model"), m_model);
+    addRow(clusterForm, tr("&Hardware"), m_hardware);
+    addRow(clusterForm, tr("&GPUs"), m_gpus);
+
+    // Parallel degrees.
+    auto [parGroup, parForm] = addGroup(tr("Parallelism"));
+    const QString names[DimensionCount] = {tr("TP"), tr("PP"), tr("DP"), tr("EP"), tr("CP")};
+    const QString tips[DimensionCount] = {
+        tr("Tensor parallel: splits each layer's matrices over GPUs of one NVLink domain"),
+        tr("Pipeline parallel: splits the layers into stages that pass activations on"),
+        tr("Data parallel: model replicas; changing it changes the GPU count"),
+        tr("Expert parallel: spreads an MoE layer's experts over the DP×CP ranks"),
+        tr("Context parallel: splits each sequence over GPUs (ring attention)"),
+    };
+    const char* fields[DimensionCount] = {"parallel.tp", "parallel.pp", "parallel.dp",
+                                          "parallel.ep", "parallel.cp"};
+    for (int d = 0; d < DimensionCount; ++d) {
+        m_sliders[d] = new SnapSlider(names[d], tips[d], parGroup);
+        parForm->addRow(m_sliders[d]);
+        const QString field = QString::fromLatin1(fields[d]);
+        connect(m_sliders[d], &SnapSlider::valueEdited, this, [this, d, field](int v, int drag) {
+            Scenario s = m_scenario;
+            ParallelPlan& p = s.parallel;
+            switch (d) {
+            case Tp:
+                p.tp = v;
+                break;
+            case Pp:
+                p.pp = v;
+                break;
+            case Cp:
+                p.cp = v;
+                break;
+            case Ep:
+                p.ep = v;
+                break;
+            case Dp:
+                p.dp = v;
+                s.gpus = p.tp * p.pp * p.cp * v; // more replicas means more GPUs
+                break;
+            }
+            if (d == Tp || d == Pp || d == Cp)
+                p.dp = derivedDp(s);
+            commit(s, field, drag);
+        });
+    }
+
+    // Pipeline schedule.
+    auto [pipeGroup, pipeForm] = addGroup(tr("Pipeline"));
+    QStringList scheduleNames;
+    for (Schedule sc : kSchedules)
+        scheduleNames << QString::fromLatin1(toString(sc).data(), toString(sc).size());
+    m_schedule = enumBox(pipeGroup, scheduleNames,
+                         tr("Order of forward/backward passes per stage; sets the bubble and the "
+                            "activations in flight"));
+    m_virtualStages = spinBox(pipeGroup, 1, 128,
+                              tr("Model chunks per GPU (interleaved and V schedules); shrinks the "
+                                 "bubble by this factor"));
+    addRow(pipeForm, tr("&Schedule"), m_schedule);
+    addRow(pipeForm, tr("&Virtual stages"), m_virtualStages);
+
+    // Memory savers.
+    auto [memGroup, memForm] = addGroup(tr("Memory"));
+    m_zero = enumBox(memGroup,
+                     {tr("0 — replicated"), tr("1 — optimizer states sharded"),
+                      tr("2 — + gradients sharded"), tr("3 — + parameters (FSDP)")},
+                     tr("ZeRO stage: how much of the model state is sharded over DP"));
+    m_recompute = enumBox(memGroup, {tr("none"), tr("selective"), tr("full")},
+                          tr("Activation recomputation: trade compute for activation memory"));
+    m_sequenceParallel = new QCheckBox(tr("Se&quence parallel"), memGroup);
+    m_sequenceParallel->setToolTip(
+        tr("Shard LayerNorm/dropout activations over TP ranks (Korthikanti et al. 2022)"));
+    m_precision = enumBox(memGroup, {QStringLiteral("bf16"), QStringLiteral("fp8")},
+                          tr("Matmul precision; FP8 doubles the peak where the GPU has it"));
+    addRow(memForm, tr("&ZeRO"), m_zero);
+    addRow(memForm, tr("&Recompute"), m_recompute);
+    memForm->addRow(m_sequenceParallel);
+    m_fieldLabels[m_sequenceParallel] = m_sequenceParallel->text();
+    m_sequenceParallel->setAccessibleName(tr("Sequence parallel"));
+    addRow(memForm, tr("Pr&ecision"), m_precision);
+
+    // Batch.
+    auto [batchGroup, batchForm] = addGroup(tr("Batch"));
+    m_microBatch = spinBox(batchGroup, 1, 65536, tr("Sequences per micro-batch (b)"));
+    m_globalBatch =
+        spinBox(batchGroup, 1, 1 << 24, tr("Sequences per optimizer step (B); a multiple of b·DP"));
+    m_seqLen = spinBox(batchGroup, 1, 1 << 24, tr("Tokens per sequence (s)"));
+    m_seqLen->setSingleStep(1024);
+    addRow(batchForm, tr("M&icro-batch"), m_microBatch);
+    addRow(batchForm, tr("G&lobal batch"), m_globalBatch);
+    addRow(batchForm, tr("Seq&uence length"), m_seqLen);
+
+    m_derived = new QLabel(this);
+    m_derived->setWordWrap(true);
+    m_derived->setAccessibleName(tr("Derived plan figures"));
+    column->addWidget(m_derived);
+    column->addWidget(m_banner);
+    column->addStretch(1);
+
+    // Edits.
+    connect(m_model, &QComboBox::activated, this, [this](int i) {
+        const std::string id = m_model->itemData(i).toString().toStdString();
+        if (const ModelSpec* m = m_presets.model(id)) {
+            Scenario s = m_scenario;
+            s.model = *m;
+            s.model_id = id;
+            commit(s, QStringLiteral("model"));
+        }
+    });
+    connect(m_hardware, &QComboBox::activated, this, [this](int i) {
+        const std::string id = m_hardware->itemData(i).toString().toStdString();
+        if (const ClusterSpec* c = m_presets.hardware(id)) {
+            Scenario s = m_scenario;
+            s.cluster = *c;
+            s.hardware_id = id;
+            commit(s, QStringLiteral("hardware"));
+        }
+    });
+    connect(m_gpus, &QSpinBox::valueChanged, this, [this](int v) {
+        Scenario s = m_scenario;
+        s.gpus = v;
+        s.parallel.dp = derivedDp(s);
+        commit(s, QStringLiteral("gpus"));
+    });
+    connect(m_schedule, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.parallel.schedule = kSchedules[i];
+        if (!usesVirtualStages(s.parallel.schedule))
+            s.parallel.virtual_stages = 1;
+        else if (s.parallel.schedule != Schedule::Interleaved1F1B || s.parallel.virtual_stages < 2)
+            s.parallel.virtual_stages = 2;
+        commit(s, QStringLiteral("parallel.schedule"));
+    });
+    connect(m_virtualStages, &QSpinBox::valueChanged, this, [this](int v) {
+        Scenario s = m_scenario;
+        s.parallel.virtual_stages = v;
+        commit(s, QStringLiteral("parallel.virtual_stages"));
+    });
+    connect(m_zero, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.parallel.zero = i;
+        commit(s, QStringLiteral("parallel.zero"));
+    });
+    connect(m_recompute, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.training.recompute = kRecomputes[i];
+        commit(s, QStringLiteral("training.recompute"));
+    });
+    connect(m_sequenceParallel, &QCheckBox::toggled, this, [this](bool on) {
+        Scenario s = m_scenario;
+        s.parallel.sequence_parallel = on;
+        commit(s, QStringLiteral("parallel.sequence_parallel"));
+    });
+    connect(m_precision, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.training.precision = i == 0 ? Precision::BF16 : Precision::FP8;
+        commit(s, QStringLiteral("training.precision"));
+    });
+    connect(m_microBatch, &QSpinBox::valueChanged, this, [this](int v) {
+        Scenario s = m_scenario;
+        s.training.micro_batch = v;
+        commit(s, QStringLiteral("training.micro_batch"));
+    });
+    connect(m_globalBatch, &QSpinBox::valueChanged, this, [this](int v) {
+        Scenario s = m_scenario;
+        s.training.global_batch = v;
+        commit(s, QStringLiteral("training.global_batch"));
+    });
+    connect(m_seqLen, &QSpinBox::valueChanged, this, [this](int v) {
+        Scenario s = m_scenario;
+        s.training.seq_len = v;
+        commit(s, QStringLiteral("training.seq_len"));
+    });
+}
+
+void ControlPanel::commit(Scenario s, const QString& field, int mergeKey)
+{
+    setScenario(s);
+    emit edited(m_scenario, field, mergeKey);
+}
+
+void ControlPanel::setScenario(const Scenario& s)
+{
+    m_scenario = s;
+    refreshValues();
+    m_errors = validate(m_scenario);
+    showValidation();
+}
+
+void ControlPanel::refreshValues()
+{
+    const Scenario& s = m_scenario;
+    const ParallelPlan& p = s.parallel;
+    const QSignalBlocker b1(m_model), b2(m_hardware), b3(m_gpus), b4(m_schedule),
+        b5(m_virtualStages), b6(m_zero), b7(m_recompute), b8(m_sequenceParallel), b9(m_precision),
+        b10(m_microBatch), b11(m_globalBatch), b12(m_seqLen);
+
+    auto selectId = [](QComboBox* box, const std::string& id, const std::string& name) {
+        const QString qid = QString::fromStdString(id);
+        int i = id.empty() ? -1 : box->findData(qid);
+        if (i < 0) { // a custom spec from a file: show it under its own name
+            const QString label = QObject::tr("custom: %1").arg(QString::fromStdString(name));
+            i = box->findText(label);
+            if (i < 0) {
+                box->addItem(label, QString());
+                i = box->count() - 1;
+            }
+        }
+        box->setCurrentIndex(i);
+    };
+    selectId(m_model, s.model_id, s.model.name);
+    selectId(m_hardware, s.hardware_id, s.cluster.name);
+    m_gpus->setValue(s.gpus);
+
+    const long long gpus = s.gpus;
+    const int kvHeads = s.model.kv_heads > 0 ? s.model.kv_heads : s.model.heads;
+    const int headGcd = std::gcd(std::max(1, s.model.heads), std::max(1, kvHeads));
+    const long long domain = std::max(1, s.cluster.scale_up_domain);
+    auto keepsDpIntegral = [gpus](long long mp) { return mp > 0 && gpus % mp == 0; };
+
+    m_sliders[Tp]->setValues(
+        filtered(divisors(headGcd, domain),
+                 [&](int t) { return keepsDpIntegral(1LL * t * p.pp * p.cp); }),
+        p.tp);
+    const int maxPp = std::max(1, s.model.layers / std::max(1, p.virtual_stages));
+    const long long ppSpace = keepsDpIntegral(1LL * p.tp * p.cp) ? gpus / (1LL * p.tp * p.cp) : 1;
+    m_sliders[Pp]->setValues(divisors(ppSpace, maxPp), p.pp);
+    const long long cpSpace = keepsDpIntegral(1LL * p.tp * p.pp) ? gpus / (1LL * p.tp * p.pp) : 1;
+    m_sliders[Cp]->setValues(
+        filtered(divisors(cpSpace, 64), [&](int c) { return s.training.seq_len % (2 * c) == 0; }),
+        p.cp);
+    const long long sequencesPerMicro =
+        s.training.micro_batch > 0 ? s.training.global_batch / s.training.micro_batch : 1;
+    m_sliders[Dp]->setValues(divisors(sequencesPerMicro, 1 << 20), p.dp);
+    m_sliders[Ep]->setValues(s.model.isMoe()
+                                 ? filtered(divisors(s.model.moe.experts, s.model.moe.experts),
+                                            [&](int e) { return (1LL * p.dp * p.cp) % e == 0; })
+                                 : std::vector<int>{1},
+                             p.ep);
+
+    const auto sched = std::find(std::begin(kSchedules), std::end(kSchedules), p.schedule);
+    m_schedule->setCurrentIndex(static_cast<int>(sched - std::begin(kSchedules)));
+    m_virtualStages->setValue(p.virtual_stages);
+    // Interleaved 1F1B takes any chunk count; the V schedules always place two.
+    m_virtualStages->setEnabled(p.schedule == Schedule::Interleaved1F1B ||
+                                (p.virtual_stages != 2 && usesVirtualStages(p.schedule)));
+    m_virtualStages->setMaximum(
+        std::max(p.virtual_stages, std::max(1, s.model.layers / std::max(1, p.pp))));
+    m_zero->setCurrentIndex(std::clamp(p.zero, 0, 3));
+    const auto rc = std::find(std::begin(kRecomputes), std::end(kRecomputes), s.training.recompute);
+    m_recompute->setCurrentIndex(static_cast<int>(rc - std::begin(kRecomputes)));
+    m_sequenceParallel->setChecked(p.sequence_parallel);
+    m_sequenceParallel->setEnabled(p.tp > 1 || p.sequence_parallel);
+    m_precision->setCurrentIndex(s.training.precision == Precision::FP8 ? 1 : 0);
+    m_microBatch->setValue(s.training.micro_batch);
+    m_globalBatch->setValue(s.training.global_batch);
+    m_seqLen->setValue(s.training.seq_len);
+
+    const int perNode = std::max(1, s.cluster.gpus_per_node);
+    QString derived = tr("%1 nodes of %2 GPUs").arg((s.gpus + perNode - 1) / perNode).arg(perNode);
+    const long long bdp = 1LL * s.training.micro_batch * p.dp;
+    if (bdp > 0 && s.training.global_batch % bdp == 0)
+        derived += tr(" · %1 micro-batches per step").arg(s.training.global_batch / bdp);
+    m_derived->setText(derived);
+}
+
+QWidget* ControlPanel::widgetForField(const std::string& field) const
+{
+    static const std::map<std::string, int> dims{{"parallel.tp", Tp},
+                                                 {"parallel.pp", Pp},
+                                                 {"parallel.dp", Dp},
+                                                 {"parallel.ep", Ep},
+                                                 {"parallel.cp", Cp}};
+    if (auto it = dims.find(field); it != dims.end())
+        return m_sliders[it->second];
+    const std::map<std::string, QWidget*> others{{"gpus", m_gpus},
+                                                 {"model", m_model},
+                                                 {"hardware", m_hardware},
+                                                 {"parallel.schedule", m_schedule},
+                                                 {"parallel.virtual_stages", m_virtualStages},
+                                                 {"parallel.zero", m_zero},
+                                                 {"parallel.sequence_parallel", m_sequenceParallel},
+                                                 {"training.recompute", m_recompute},
+                                                 {"training.precision", m_precision},
+                                                 {"training.micro_batch", m_microBatch},
+                                                 {"training.global_batch", m_globalBatch},
+                                                 {"training.seq_len", m_seqLen}};
+    if (auto it = others.find(field); it != others.end())
+        return it->second;
+    if (field.rfind("model.", 0) == 0)
+        return m_model;
+    if (field.rfind("hardware.", 0) == 0)
+        return m_hardware;
+    return nullptr;
+}
+
+void ControlPanel::showValidation()
+{
+    std::map<QWidget*, QStringList> marked;
+    QStringList lines;
+    for (const ValidationError& e : m_errors) {
+        lines << QString::fromStdString(e.message).toHtmlEscaped();
+        for (const std::string& f : e.fields)
+            if (QWidget* w = widgetForField(f))
+                marked[w] << QString::fromStdString(e.message);
+    }
+    for (SnapSlider* s : m_sliders)
+        s->setError(marked.count(s) ? marked[s].join(QLatin1Char('\n')) : QString());
+    for (QFormLayout* form : m_forms) {
+        for (const auto& [w, text] : m_fieldLabels) {
+            auto* label = qobject_cast<QLabel*>(form->labelForField(w));
+            if (!label)
+                continue;
+            const bool bad = marked.count(w) > 0;
+            label->setText(bad ? QStringLiteral("⚠ ") + text : text);
+            label->setToolTip(bad ? marked[w].join(QLatin1Char('\n')) : QString());
+        }
+    }
+    if (lines.isEmpty()) {
+        m_banner->hide();
+        m_banner->clear();
+        return;
+    }
+    m_banner->setText(
+        tr("<b>This plan cannot run</b><br>%1").arg(lines.join(QStringLiteral("<br>"))));
+    QPalette p = m_banner->palette();
+    QColor bg = palette::warning(palette());
+    bg.setAlpha(45);
+    p.setColor(QPalette::Window, bg);
+    m_banner->setPalette(p);
+    m_banner->show();
+}
+
+QString ControlPanel::bannerText() const
+{
+    return m_banner->isHidden() ? QString() : m_banner->text();
+}
+
+void ControlPanel::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange && m_banner)
+        showValidation();
+    QWidget::changeEvent(event);
+}
 
 } // namespace paralens

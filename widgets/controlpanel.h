@@ -1,15 +1,93 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include "core/scenario.h"
+#include "core/validate.h"
+
 #include <QWidget>
+
+#include <map>
+#include <string>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QSpinBox;
 
 namespace paralens {
 
-/// The scenario controls: model, hardware, GPUs, parallel degrees, schedule, batch.
+class PresetLibrary;
+class SnapSlider;
+
+/// The scenario controls: model, hardware, GPUs, parallel degrees, schedule, memory savers
+/// and batch. Sliders snap to values that keep the plan runnable; a broken rule is shown
+/// inline with its named message. Every user edit is reported with the whole new Scenario.
 class ControlPanel : public QWidget
 {
     Q_OBJECT
 public:
-    explicit ControlPanel(QWidget* parent = nullptr);
+    enum Dimension
+    {
+        Tp,
+        Pp,
+        Dp,
+        Ep,
+        Cp,
+        DimensionCount
+    };
+    explicit ControlPanel(const PresetLibrary& presets, QWidget* parent = nullptr);
+
+    /// Shows `s` without emitting edited().
+    void setScenario(const Scenario& s);
+    const Scenario& scenario() const { return m_scenario; }
+
+    /// The validation errors currently shown (empty when the plan can run).
+    const std::vector<ValidationError>& errors() const { return m_errors; }
+    /// The text of the inline banner ("" when hidden).
+    QString bannerText() const;
+
+    SnapSlider* slider(Dimension d) const { return m_sliders[d]; }
+    QComboBox* modelBox() const { return m_model; }
+    QComboBox* hardwareBox() const { return m_hardware; }
+    QSpinBox* gpusBox() const { return m_gpus; }
+
+signals:
+    /// The user changed `field` (a JSON path such as "parallel.tp"); `mergeKey` > 0 while one
+    /// slider drag lasts, so the document can fold the drag into one undo step.
+    void edited(const paralens::Scenario& scenario, const QString& field, int mergeKey);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void build();
+    void commit(Scenario s, const QString& field, int mergeKey = 0);
+    void refreshValues();
+    void showValidation();
+    QWidget* widgetForField(const std::string& field) const;
+
+    const PresetLibrary& m_presets;
+    Scenario m_scenario;
+    std::vector<ValidationError> m_errors;
+
+    QComboBox* m_model = nullptr;
+    QComboBox* m_hardware = nullptr;
+    QSpinBox* m_gpus = nullptr;
+    SnapSlider* m_sliders[DimensionCount] = {};
+    QComboBox* m_schedule = nullptr;
+    QSpinBox* m_virtualStages = nullptr;
+    QComboBox* m_zero = nullptr;
+    QComboBox* m_recompute = nullptr;
+    QCheckBox* m_sequenceParallel = nullptr;
+    QComboBox* m_precision = nullptr;
+    QSpinBox* m_microBatch = nullptr;
+    QSpinBox* m_globalBatch = nullptr;
+    QSpinBox* m_seqLen = nullptr;
+    QLabel* m_derived = nullptr;
+    QLabel* m_banner = nullptr;
+    std::vector<QFormLayout*> m_forms;
+    std::map<QWidget*, QString> m_fieldLabels; // form label text of each field widget
 };
 
 } // namespace paralens

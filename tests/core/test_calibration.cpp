@@ -75,6 +75,8 @@ CalibrationProfile sampleProfile()
     p.collectives.push_back(curve(Collective::AllToAll, 8, Span::ScaleOut,
                                   exactPoints(Collective::AllToAll, 8, 40e-6, 45.0)));
     p.collectives.back().points[0].in_place_seconds = 1e-4;
+    p.collectives.push_back(curve(Collective::SendRecv, 2, Span::ScaleOut,
+                                  exactPoints(Collective::SendRecv, 2, 12e-6, 46.0)));
     p.gemm.push_back({"square", 8192, 8192, 8192, "bf16", 700.0, 1.57e-3});
     p.gemm.push_back({"mlp_up", 8192, 28672, 8192, "bf16", 760.0, 5e-3});
     p.hbm_gbps = 4300.0;
@@ -226,7 +228,7 @@ private slots:
         const std::string path = (dir.path() + "/p.json").toStdString();
         saveProfileFile(sampleProfile(), path);
         saveProfileFile(sampleProfile(), path); // replaces
-        QCOMPARE(loadProfileFile(path).collectives.size(), size_t(3));
+        QCOMPARE(loadProfileFile(path).collectives.size(), size_t(4));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"p.json"});
         QVERIFY(
             !errorOf([] { saveProfileFile(sampleProfile(), "/nonexistent/dir/p.json"); }).empty());
@@ -295,6 +297,12 @@ private slots:
         QVERIFY(!mp.collectiveSeconds(Collective::AllReduce, 8, Span::ScaleOut, s).has_value());
         QVERIFY(!mp.collectiveSeconds(Collective::Broadcast, 8, Span::ScaleUp, s).has_value());
         QCOMPARE(*mp.collectiveSeconds(Collective::AllReduce, 1, Span::ScaleUp, s), 0.0);
+        // Point-to-point: α + S/B on the measured pair, whatever group size is asked.
+        const double p2p = 12e-6 + s / 46e9;
+        for (int n : {1, 2, 8})
+            QVERIFY(
+                std::abs(*mp.collectiveSeconds(Collective::SendRecv, n, Span::ScaleOut, s) / p2p -
+                         1) < 1e-9);
         // GEMM: nearest shape over the dense peak.
         QVERIFY(std::abs(*mp.gemmEfficiency(8192, 8192, 8192, false) - 700.0 / 989.0) < 1e-12);
         QVERIFY(std::abs(*mp.gemmEfficiency(8192, 30000, 8192, false) - 760.0 / 989.0) < 1e-12);
@@ -302,6 +310,25 @@ private slots:
         QCOMPARE(*mp.hbmGbps(), 4300.0);
         const CalibratedPerformance noPeak(sampleProfile(), 0, 0);
         QVERIFY(!noPeak.gemmEfficiency(8192, 8192, 8192, false).has_value());
+    }
+
+    void loadFromScenario()
+    {
+        QTemporaryDir dir;
+        saveProfileFile(sampleProfile(), (dir.path() + "/prof.json").toStdString());
+        Scenario s;
+        s.cluster.gpu.bf16_tflops = 989;
+        QVERIFY(loadCalibration(s) == nullptr); // none named
+        s.calibration = "prof.json";            // relative to the scenario's folder
+        const auto perf = loadCalibration(s, dir.path().toStdString());
+        QVERIFY(perf != nullptr);
+        QVERIFY(std::abs(*perf->gemmEfficiency(8192, 8192, 8192, false) - 700.0 / 989.0) < 1e-12);
+        s.calibration = (dir.path() + "/prof.json").toStdString(); // absolute
+        QVERIFY(loadCalibration(s, "/elsewhere") != nullptr);
+        s.calibration = "missing.json";
+        QVERIFY(errorOf([&] {
+                    loadCalibration(s, dir.path().toStdString());
+                }).find("missing.json") != std::string::npos);
     }
 
     void profileFromSharedLogMatchesTheLog()

@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <optional>
 
 using namespace paralens;
 using namespace paralens::testmodels;
@@ -210,6 +211,41 @@ private slots:
         QVERIFY(checked > 1000);
     }
 
+    void unvalidatedGarbageNeverCrashes()
+    {
+        // evaluate() expects a runnable plan, but a caller that skips validate() must still get
+        // finite numbers, not a crash.
+        Estimate e;
+        for (int v : {0, -1}) {
+            Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 1, 1, 8);
+            s.training.micro_batch = v;
+            evaluate(s, e);
+            QVERIFY(allFinite(e));
+            s = scenario(llama3_8b(), h100_sxm(), 1, 1, 1, 8);
+            s.parallel.dp = v;
+            s.parallel.tp = v;
+            s.parallel.pp = v;
+            evaluate(s, e);
+            QVERIFY(allFinite(e));
+            s = scenario(llama3_8b(), h100_sxm(), 1, 1, 1, 8);
+            s.training.seq_len = v;
+            s.cluster.gpu.bf16_tflops = v;
+            s.cluster.gpu.hbm_gbps = v;
+            s.cluster.scale_up_gbps = v;
+            evaluate(s, e);
+            QVERIFY(allFinite(e));
+            s = scenario(mixtral8x7b(), h100_sxm(), 1, 1, 1, 8);
+            s.model.hidden = v == 0 ? 0 : 1;
+            s.model.heads = 0;
+            s.parallel.ep = v;
+            evaluate(s, e);
+            QVERIFY(allFinite(e));
+        }
+        Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 40, 1, 64); // more stages than layers
+        evaluate(s, e);
+        QVERIFY(allFinite(e));
+    }
+
     void warningsAsData()
     {
         Scenario s = scenario(llama3_70b(), h100_sxm(), 16, 1, 4, 64);
@@ -242,6 +278,106 @@ private slots:
         x.parallel.ep = 1;
         const Estimate ep1 = evaluate(x);
         QVERIFY(ep8.stages[0].parameters < ep1.stages[0].parameters / 4);
+    }
+
+    void frameworkOffloadHybridAndCalibration()
+    {
+        // Framework dtypes: Megatron's fp32 main grads are twice DeepSpeed's bf16 grads.
+        Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 1, 64, 512);
+        const Estimate meg = evaluate(s);
+        s.training.framework = Framework::DeepSpeed;
+        const Estimate ds = evaluate(s);
+        QCOMPARE(meg.stages[0].gradients, 2 * ds.stages[0].gradients);
+        QCOMPARE(meg.stages[0].parameters, ds.stages[0].parameters);
+
+        // Offload: no optimizer bytes on the GPU, PCIe + CPU time instead of the GPU step.
+        s = scenario(llama3_8b(), h100_sxm(), 1, 1, 64, 512);
+        s.parallel.zero = 2;
+        s.parallel.offload_optimizer = true;
+        const Estimate off = evaluate(s);
+        QCOMPARE(off.stages[0].optimizer_states, 0.0);
+        QVERIFY(off.time.offload_seconds > 0);
+        QCOMPARE(off.time.optimizer_seconds, 0.0);
+
+        // Hybrid sharding: ZeRO-3 inside groups of 8 holds 8× the parameters of full sharding
+        // over 64.
+        s = scenario(llama3_8b(), h100_sxm(), 1, 1, 64, 512);
+        s.parallel.zero = 3;
+        const Estimate full = evaluate(s);
+        s.parallel.shard_group = 8;
+        const Estimate hybrid = evaluate(s);
+        QVERIFY(std::abs(hybrid.stages[0].parameters / full.stages[0].parameters - 8) < 1e-9);
+        QVERIFY(hybrid.time.exposed.dp + hybrid.time.overlapped.dp > 0);
+    }
+
+    void measuredProfileIsUsed()
+    {
+        struct Slow : MeasuredPerformance
+        {
+            std::optional<double> collectiveSeconds(Collective, int, Span, double) const override
+            {
+                return 0.01;
+            }
+            std::optional<double> gemmEfficiency(double, double, double, bool) const override
+            {
+                return 0.35;
+            }
+            std::optional<double> hbmGbps() const override { return 1000.0; }
+        } slow;
+        const Scenario s = scenario(llama3_70b(), h100_sxm(), 8, 4, 2, 128);
+        Estimate base, cal;
+        evaluate(s, base);
+        evaluate(s, cal, &slow);
+        QVERIFY(!base.calibrated && cal.calibrated);
+        // Half the datasheet efficiency: compute takes clearly longer.
+        QVERIFY(cal.time.compute_seconds > 1.5 * base.time.compute_seconds);
+        // TP collectives now cost 10 ms each: 8 per layer per micro-batch with SP.
+        const double perMb = 8 * 0.01 * cal.stages[0].layers;
+        QVERIFY(std::abs(cal.time.exposed.tp / (perMb * cal.microbatches) - 1) < 1e-9);
+    }
+
+    void exposedPlusOverlappedIsAllTraffic()
+    {
+        // Every collective costs 1 ms: count them by hand per layer and micro-batch.
+        struct Flat : MeasuredPerformance
+        {
+            std::optional<double> collectiveSeconds(Collective, int, Span, double) const override
+            {
+                return 1e-3;
+            }
+            std::optional<double> gemmEfficiency(double, double, double, bool) const override
+            {
+                return std::nullopt;
+            }
+            std::optional<double> hbmGbps() const override { return std::nullopt; }
+        } flat;
+        for (Recompute r : {Recompute::Selective, Recompute::Full}) {
+            Scenario s = scenario(llama3_70b(), h100_sxm(), 8, 2, 2, 64, 32768);
+            s.parallel.cp = 4;
+            s.training.recompute = r;
+            Estimate e;
+            evaluate(s, e, &flat);
+            const double layerMbs =
+                e.stages[std::size_t(e.time.critical_stage)].layers * double(e.microbatches);
+            const bool full = r == Recompute::Full;
+            // CP ring: 3 forward steps, 6 backward, 3 more when the forward is recomputed.
+            const double cp = (3 + 6 + (full ? 3 : 0)) * 1e-3 * layerMbs;
+            QVERIFY(std::abs(e.time.exposed.cp + e.time.overlapped.cp - cp) < 1e-9 * cp);
+            // TP with SP: 4 forward, 4 backward (+ 4 recomputed), 2 hidden re-gathers.
+            const double tp = (4 + 4 + (full ? 4 : 0) + 2) * 1e-3 * layerMbs;
+            QVERIFY(std::abs(e.time.exposed.tp + e.time.overlapped.tp - tp) < 1e-9 * tp);
+        }
+    }
+
+    void constantsAreOverridable()
+    {
+        const Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 1, 8, 64);
+        ModelConstants k;
+        Estimate a, b;
+        evaluate(s, a, nullptr, k);
+        k.cuda_context_bytes += 1e9;
+        evaluate(s, b, nullptr, k);
+        QCOMPARE(b.stages[0].runtime_overhead - a.stages[0].runtime_overhead, 1e9);
     }
 };
 

@@ -246,6 +246,91 @@ private slots:
         QVERIFY(hasWarning(nd, "inferred 8 ranks"));
     }
 
+    void olderLayoutWithoutRootColumn()
+    {
+        // nccl-tests before 2.10 (its README of the time): no root column, no "Group" in the
+        // device lines, an "error" column holding the largest error instead of a count.
+        const char* log =
+            "# nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 "
+            "iters: 20 validation: 1\n"
+            "#\n# Using devices\n"
+            "#   Rank  0 Pid  40741 on  computer device  0 [0x06] Tesla V100-SXM2-16GB\n"
+            "#   Rank  1 Pid  40741 on  computer device  1 [0x07] Tesla V100-SXM2-16GB\n"
+            "#   Rank  2 Pid  40741 on  computer device  2 [0x0a] Tesla V100-SXM2-16GB\n"
+            "#   Rank  3 Pid  40741 on  computer device  3 [0x0b] Tesla V100-SXM2-16GB\n"
+            "#\n"
+            "#                                                     out-of-place                  "
+            "     in-place\n"
+            "#       size         count    type   redop     time   algbw   busbw  error     time  "
+            " algbw   busbw  error\n"
+            "#        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  "
+            "(GB/s)  (GB/s)\n"
+            "     1048576        262144   float     sum    40.00   26.21   39.32  1e-07    40.00  "
+            " 26.21   39.32  1e-07\n"
+            "     4194304       1048576   float     sum    100.0   41.94   62.91  1e-07    100.0  "
+            " 41.94   62.91  1e-07\n"
+            "# Out of bounds values : 0 OK\n"
+            "# Avg bus bandwidth    : 51.1\n";
+        const auto r = parseNcclLog(log, {.default_op = "all_reduce"});
+        QCOMPARE(r.tables.size(), size_t(1));
+        const auto& t = r.tables[0];
+        QCOMPARE(t.ranks, 4);
+        QCOMPARE(t.nodes, 1);
+        QCOMPARE(t.device_name, std::string("Tesla V100-SXM2-16GB"));
+        QCOMPARE(t.rows.size(), size_t(2));
+        QCOMPARE(t.rows[1].redop, std::string("sum"));
+        QCOMPARE(t.rows[1].root, -1);
+        QCOMPARE(t.rows[1].out_of_place.time_seconds, 100e-6);
+        QCOMPARE(t.rows[1].out_of_place.wrong, -1LL);
+        // busbw = algbw · 2(n-1)/n with n = 4 (1.5), as printed.
+        QVERIFY(std::abs(t.rows[1].out_of_place.algbw_gbps * 1.5 -
+                         t.rows[1].out_of_place.busbw_gbps) < 0.01);
+    }
+
+    void paralensMeasureStdout()
+    {
+        // paralens-measure prints nccl-tests' layout (alltoall has no in-place run: zeros),
+        // followed by its GEMM and membw tables, which the reader skips.
+        const char* out =
+            "# paralens-measure 0.1.0 nccl-library=22803\n"
+            "# Collective test starting: alltoall_perf\n"
+            "# nThread 1 nGpus 2 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: "
+            "5 iters: 20 agg iters: 1 validation: 0 graph: 0\n#\n# Using devices\n"
+            "#  Rank  0 Group  0 Pid   4242 on      gpu01 device  0 [0000:1b:00.0] NVIDIA H200\n"
+            "#  Rank  1 Group  0 Pid   4242 on      gpu01 device  1 [0000:43:00.0] NVIDIA H200\n"
+            "#\n"
+            "#                                                              out-of-place          "
+            "             in-place\n"
+            "#       size         count      type   redop    root     time   algbw   busbw #wrong "
+            "    time   algbw   busbw #wrong\n"
+            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)        "
+            "    (us)  (GB/s)  (GB/s)\n"
+            "     1048576        262144  bfloat16    none      -1    20.00   52.43   26.21     N/A "
+            "    0.00    0.00    0.00     N/A\n"
+            "     2097152        524288  bfloat16    none      -1    30.00   69.91   34.95     N/A "
+            "    0.00    0.00    0.00     N/A\n"
+            "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 30.58\n#\n"
+            "# Collective test concluded: alltoall_perf\n#\n\n"
+            "# gemm on NVIDIA H200 (cuBLASLt, TN, FP32 accumulate, BF16 output)\n"
+            "# label           m       n       k  dtype     time_us   TFLOP/s\n"
+            "  square       8192    8192    8192   bf16      1500.0     733.0\n"
+            "# membw on device 0, 1073741824 bytes, (read + write) / time\n"
+            "  d2d_copy      500.0 us    4294.9 GB/s\n";
+        const auto r = parseNcclLog(out);
+        QCOMPARE(r.tables.size(), size_t(1));
+        const auto& t = r.tables[0];
+        QVERIFY(t.collective == Collective::AllToAll);
+        QCOMPARE(t.ranks, 2);
+        QCOMPARE(t.nccl_version, std::string("2.28.3"));
+        QCOMPARE(t.rows.size(), size_t(2));
+        QCOMPARE(t.rows[1].in_place->time_seconds, 0.0);
+        QVERIFY(r.warnings.empty());
+        const auto curves = curvesFromNcclLog(r, "measure.out");
+        QCOMPARE(curves.size(), size_t(1));
+        QVERIFY(!curves[0].points[1].in_place_seconds.has_value()); // not measured
+        QCOMPARE(curves[0].points[1].time_median_seconds, 30e-6);
+    }
+
     void progressCanCancel()
     {
         std::string big;

@@ -4,7 +4,10 @@
 // memory), the ZB README (ZB-V zero bubble), deepseek-ai/DualPipe README (DualPipeV activation
 // (PP + 1)·M_B). See MODEL_NOTES.md §3.3 and §6. Hand-computed two-stage cases for comm / DP.
 #include "core/error.h"
+#include "core/evaluate.h"
+#include "core/pipeline_cost.h"
 #include "core/pipeline_sim.h"
+#include "core/scenario_io.h"
 #include "core/schedule.h"
 #include "core/trace.h"
 
@@ -476,6 +479,70 @@ private slots:
             const auto r = runUniform(s, 1, 2, 0);
             QVERIFY(r.bubble_overhead > 0 && r.bubble_overhead < 3.0 / m);
         }
+    }
+    // The core model reads the simulator: bubble and in-flight micro-batches (hence activation
+    // memory) follow the schedule chosen (MODEL_NOTES §3.3 / §6 oracles per schedule).
+    void evaluateUsesSimulator()
+    {
+        Scenario s = defaultScenario();
+        s.parallel.virtual_stages = 1;
+        s.parallel.schedule = Schedule::OneF1B;
+        const int p = s.parallel.pp, m = s.training.microbatches(s.parallel.dp);
+        QVERIFY(p >= 2 && m >= p);
+        Estimate e;
+        PipelineTimeline tl;
+        evaluate(s, e, nullptr, ModelConstants{}, &tl);
+        QVERIFY(tl.simulated);
+        QCOMPARE(e.time.bubble_fraction, tl.result.bubble_fraction);
+        QCOMPARE(e.time.bubble_overhead, tl.result.bubble_overhead);
+        for (int r = 0; r < p; ++r)
+            QCOMPARE(e.stages[std::size_t(r)].inflight_microbatches, double(p - r));
+        s.parallel.schedule = Schedule::GPipe;
+        evaluate(s, e);
+        for (int r = 0; r < p; ++r)
+            QCOMPARE(e.stages[std::size_t(r)].inflight_microbatches, double(m));
+        const double gpipeActivations = e.stages[0].activations;
+        s.parallel.schedule = Schedule::ZBH1; // (p − r)·M_B + r·M_W, M_W/M_B = 32/34
+        evaluate(s, e);
+        for (int r = 0; r < p; ++r)
+            QVERIFY(qFuzzyCompare(e.stages[std::size_t(r)].inflight_microbatches,
+                                  (p - r) + r * 32.0 / 34.0));
+        QVERIFY(e.stages[0].activations < gpipeActivations);
+        // The closed forms remain available for screening (ModelConstants::simulate_pipeline).
+        ModelConstants fast;
+        fast.simulate_pipeline = false;
+        s.parallel.schedule = Schedule::OneF1B;
+        Estimate c;
+        evaluate(s, c, nullptr, fast);
+        evaluate(s, e);
+        QCOMPARE(c.stages[0].inflight_microbatches, e.stages[0].inflight_microbatches);
+        QVERIFY(qAbs(c.time.step_seconds - e.time.step_seconds) < 0.05 * e.time.step_seconds);
+    }
+    // A boundary that leaves a node costs more: per-link p2p times reach the simulation. GPipe
+    // crosses every link once on the fill and once on the drain (hand count).
+    void perLinkP2p()
+    {
+        const int p = 4, m = 8;
+        std::vector<StageTimes> st(p, StageTimes{1.0, 2.0, 0.0});
+        std::vector<double> inflight(p);
+        const std::vector<double> links{0.01, 0.5, 0.01, 0.0}; // link 1 (device 1 → 2) slow
+        PipelineCost c = pipelineCost(Schedule::GPipe, m, 1, st, links, inflight);
+        QVERIFY(qFuzzyCompare(c.p2p_exposed_seconds, 2 * (0.01 + 0.5 + 0.01)));
+        QVERIFY(qFuzzyCompare(c.step_seconds, (m + p - 1) * 3.0 + 2 * 0.52));
+        // Uniform links equal the single-value call, also for interleaved (wrap-around link).
+        const std::vector<double> same(p, 0.02);
+        const PipelineCost a = pipelineCost(Schedule::Interleaved1F1B, m, 2, st, same, inflight);
+        const PipelineCost b = pipelineCost(Schedule::Interleaved1F1B, m, 2, st, 0.02, inflight);
+        QCOMPARE(a.step_seconds, b.step_seconds);
+        // The wrap-around link only matters where chunks loop back (interleaved), not for 1F1B.
+        std::vector<double> wrap(p, 0.0);
+        wrap[p - 1] = 1.0;
+        QCOMPARE(pipelineCost(Schedule::OneF1B, m, 1, st, wrap, inflight).p2p_exposed_seconds, 0.0);
+        QVERIFY(
+            pipelineCost(Schedule::Interleaved1F1B, m, 2, st, wrap, inflight).p2p_exposed_seconds >=
+            2.0);
+        QVERIFY_THROWS_EXCEPTION(InputError, pipelineCost(Schedule::GPipe, m, 1, st,
+                                                          std::vector<double>(2, 0.0), inflight));
     }
     // Buffers are reused: a second run of the same shape gives the same answer.
     void simulatorReuse()

@@ -36,8 +36,8 @@ private slots:
     {
         const auto r = measure({"--help"});
         QCOMPARE(r.code, 0);
-        for (const char* s : {"collectives", "gemm", "membw", "--out", "--timeout", "Exit codes",
-                              "no CUDA device visible"})
+        for (const char* s : {"collectives", "gemm", "membw", "devices", "--out", "--timeout",
+                              "Exit codes", "no CUDA device visible"})
             QVERIFY2(r.out.contains(QLatin1String(s)), s);
     }
     void noDevice_data()
@@ -46,6 +46,10 @@ private slots:
         QTest::newRow("collectives") << QStringList{"collectives", "-b", "1M", "-e", "4M"};
         QTest::newRow("gemm") << QStringList{"gemm"};
         QTest::newRow("membw") << QStringList{"membw"};
+        QTest::newRow("devices") << QStringList{"devices"};
+        QTest::newRow("gemm of a scenario") << QStringList{
+            "gemm", "--scenario",
+            PARALENS_SOURCE_DIR "/resources/examples/gpt3-175b-1024xa100.paralens.json"};
         QTest::newRow("all") << QStringList{"all", "--out", "/nonexistent/never-written.json"};
     }
     void noDevice()
@@ -54,6 +58,7 @@ private slots:
         const auto r = measure(args);
         QCOMPARE(r.code, 3);
         QCOMPARE(r.err, QStringLiteral("error: no CUDA device visible\n"));
+        QCOMPARE(r.out, QString()); // nothing half-written on stdout (devices: no JSON)
     }
     void badUsage()
     {
@@ -67,6 +72,10 @@ private slots:
             QVERIFY(r.err.startsWith("error: "));
         }
         QCOMPARE(measure({"--version"}).code, 0);
+        const auto bad = measure({"gemm", "--scenario", "/nonexistent/s.paralens.json"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.startsWith("error: ") && bad.err.contains("/nonexistent/s.paralens.json"),
+                 qPrintable(bad.err));
     }
 };
 

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/export.h"
+#include "app/recompute.h"
+#include "widgets/breakdownview.h"
+#include "widgets/chartview.h"
+#include "widgets/headline.h"
+#include "widgets/memoryview.h"
+#include "widgets/topologyview.h"
+
+#include <QFileInfo>
+#include <QImage>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QPicture>
+#include <QSvgGenerator>
+#include <qcustomplot.h>
+
+namespace paralens {
+namespace {
+
+constexpr int kDpi = 96;
+constexpr double kDotsPerMeter = kDpi / 0.0254;
+
+QString str(std::string_view v)
+{
+    return QString::fromLatin1(v.data(), static_cast<qsizetype>(v.size()));
+}
+
+/// Draws the plot into `target` (logical pixels) and the stamp line under it.
+void renderChart(QCustomPlot* plot, QCPPainter* painter, const QRect& target, const QString& stamp,
+                 const QPalette& palette)
+{
+    QFont stampFont = plot->font();
+    stampFont.setPointSizeF(stampFont.pointSizeF() * 0.85);
+    const int stampHeight =
+        stamp.isEmpty() ? 0 : QFontMetrics(stampFont, painter->device()).height() + 8;
+    {
+        // A first pass lays the plot out at the export size, so views that fit their ranges
+        // to the area (topology) settle before the real drawing.
+        QPicture scratch;
+        QCPPainter scratchPainter(&scratch);
+        plot->toPainter(&scratchPainter, target.width(), target.height() - stampHeight);
+    }
+    painter->save();
+    painter->fillRect(target, palette.color(QPalette::Base));
+    painter->translate(target.topLeft());
+    plot->toPainter(painter, target.width(), target.height() - stampHeight);
+    painter->restore();
+    plot->replot(QCustomPlot::rpQueuedReplot); // back to the on-screen layout
+    if (stampHeight > 0) {
+        painter->save();
+        painter->setFont(stampFont);
+        painter->setPen(palette.color(QPalette::Text));
+        const QRect line(target.left() + 8, target.bottom() - stampHeight + 2, target.width() - 16,
+                         stampHeight - 4);
+        painter->drawText(line, Qt::AlignLeft | Qt::AlignVCenter, stamp);
+        painter->drawText(line, Qt::AlignRight | Qt::AlignVCenter,
+                          QStringLiteral("ParaLens " PARALENS_VERSION));
+        painter->restore();
+    }
+}
+
+void vectorMode(QCPPainter& painter)
+{
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+}
+
+} // namespace
+
+std::optional<ExportFormat> exportFormatFor(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("png"))
+        return ExportFormat::Png;
+    if (suffix == QLatin1String("svg"))
+        return ExportFormat::Svg;
+    if (suffix == QLatin1String("pdf"))
+        return ExportFormat::Pdf;
+    return std::nullopt;
+}
+
+QString scenarioStamp(const Scenario& s)
+{
+    const ParallelPlan& p = s.parallel;
+    const QString model = QString::fromStdString(s.model_id.empty() ? s.model.name : s.model_id);
+    const QString hw =
+        QString::fromStdString(s.hardware_id.empty() ? s.cluster.name : s.hardware_id);
+    QString plan =
+        QStringLiteral("TP %1 · PP %2 · DP %3 · CP %4").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.cp);
+    if (s.model.isMoe())
+        plan += QStringLiteral(" · EP %1").arg(p.ep);
+    plan += QStringLiteral(" · %1").arg(str(toString(p.schedule)));
+    if (p.virtual_stages > 1)
+        plan += QStringLiteral(" v%1").arg(p.virtual_stages);
+    if (p.zero > 0)
+        plan += QStringLiteral(" · ZeRO-%1").arg(p.zero);
+    if (p.sequence_parallel)
+        plan += QStringLiteral(" · SP");
+    return QStringLiteral("%1 · %2 × %3 · %4 · s %5 · b %6 · B %7 · recompute %8")
+        .arg(model)
+        .arg(s.gpus)
+        .arg(hw, plan)
+        .arg(s.training.seq_len)
+        .arg(s.training.micro_batch)
+        .arg(s.training.global_batch)
+        .arg(str(toString(s.training.recompute)));
+}
+
+bool exportChart(ChartView* view, const QString& path, const ExportOptions& options,
+                 const QString& stamp, QString* error)
+{
+    auto fail = [&](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    const auto format = exportFormatFor(path);
+    if (!format)
+        return fail(QObject::tr("%1: the file name must end in .png, .svg or .pdf").arg(path));
+    const QSize size = options.size;
+    if (size.width() < 16 || size.height() < 16 || size.width() > 20000 || size.height() > 20000)
+        return fail(QObject::tr("size %1x%2 is outside 16..20000 pixels")
+                        .arg(size.width())
+                        .arg(size.height()));
+    if (!(options.scale >= 0.25 && options.scale <= 8))
+        return fail(QObject::tr("scale %1 is outside 0.25..8").arg(options.scale));
+    QCustomPlot* plot = view->plot();
+    const QRect target(QPoint(0, 0), size);
+
+    switch (*format) {
+    case ExportFormat::Png: {
+        QImage image(
+            QSize(qRound(size.width() * options.scale), qRound(size.height() * options.scale)),
+            QImage::Format_ARGB32_Premultiplied);
+        image.setDotsPerMeterX(qRound(kDotsPerMeter * options.scale));
+        image.setDotsPerMeterY(qRound(kDotsPerMeter * options.scale));
+        image.fill(view->palette().color(QPalette::Base));
+        {
+            QCPPainter painter(&image);
+            painter.setRenderHint(QPainter::Antialiasing);
+            painter.scale(options.scale, options.scale);
+            renderChart(plot, &painter, target, stamp, view->palette());
+        }
+        image.setDotsPerMeterX(qRound(kDotsPerMeter));
+        image.setDotsPerMeterY(qRound(kDotsPerMeter));
+        if (!image.save(path, "PNG"))
+            return fail(QObject::tr("Cannot write %1").arg(path));
+        return true;
+    }
+    case ExportFormat::Svg: {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(size);
+        svg.setViewBox(target);
+        svg.setResolution(kDpi);
+        svg.setTitle(view->chartTitle());
+        svg.setDescription(stamp);
+        QCPPainter painter;
+        if (!painter.begin(&svg))
+            return fail(QObject::tr("Cannot write %1").arg(path));
+        vectorMode(painter);
+        renderChart(plot, &painter, target, stamp, view->palette());
+        painter.end();
+        break;
+    }
+    case ExportFormat::Pdf: {
+        QPdfWriter pdf(path);
+        pdf.setResolution(kDpi);
+        pdf.setTitle(view->chartTitle());
+        pdf.setCreator(QStringLiteral("ParaLens " PARALENS_VERSION));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setPageSize(QPageSize(QSizeF(size) * 72.0 / kDpi, QPageSize::Point, QString(),
+                                  QPageSize::ExactMatch));
+        QCPPainter painter;
+        if (!painter.begin(&pdf))
+            return fail(QObject::tr("Cannot write %1").arg(path));
+        vectorMode(painter);
+        renderChart(plot, &painter, target, stamp, view->palette());
+        painter.end();
+        break;
+    }
+    }
+    if (!QFileInfo(path).isFile() || QFileInfo(path).size() == 0)
+        return fail(QObject::tr("Cannot write %1").arg(path));
+    return true;
+}
+
+bool exportReport(const QString& path, const Scenario& scenario, const Headline* headline,
+                  const QList<ChartView*>& charts, QString* error)
+{
+    QPdfWriter pdf(path);
+    pdf.setResolution(kDpi);
+    pdf.setTitle(QObject::tr("ParaLens report"));
+    pdf.setCreator(QStringLiteral("ParaLens " PARALENS_VERSION));
+    pdf.setPageSize(QPageSize(QPageSize::A4));
+    pdf.setPageOrientation(QPageLayout::Landscape);
+    pdf.setPageMargins(QMarginsF(12, 12, 12, 12), QPageLayout::Millimeter);
+    QCPPainter painter;
+    if (!painter.begin(&pdf)) {
+        if (error)
+            *error = QObject::tr("Cannot write %1").arg(path);
+        return false;
+    }
+    vectorMode(painter);
+    const QRect page = pdf.pageLayout().paintRectPixels(kDpi);
+    const QRect area(QPoint(0, 0), page.size());
+    const QPalette palette; // reports are printed: the default light palette
+
+    QFont titleFont = painter.font();
+    titleFont.setPointSizeF(18);
+    titleFont.setBold(true);
+    painter.setFont(titleFont);
+    painter.setPen(Qt::black);
+    int y = 0;
+    const int titleHeight = QFontMetrics(titleFont, &pdf).height();
+    painter.drawText(QRect(0, y, area.width(), titleHeight), Qt::AlignLeft,
+                     QObject::tr("ParaLens report"));
+    y += titleHeight + 6;
+    QFont body = titleFont;
+    body.setPointSizeF(10);
+    body.setBold(false);
+    painter.setFont(body);
+    const int line = QFontMetrics(body, &pdf).height();
+    painter.drawText(QRect(0, y, area.width(), line * 2), Qt::AlignLeft | Qt::TextWordWrap,
+                     scenarioStamp(scenario));
+    y += line * 2 + 8;
+    if (headline) {
+        for (int f = 0; f < Headline::FigureCount; ++f) {
+            const auto fig = static_cast<Headline::Figure>(f);
+            painter.drawText(QRect(0, y, 240, line), Qt::AlignLeft, Headline::figureName(fig));
+            painter.drawText(QRect(240, y, area.width() - 240, line), Qt::AlignLeft,
+                             headline->valueText(fig));
+            y += line + 2;
+        }
+        y += 10;
+    }
+    bool firstChart = true;
+    for (ChartView* chart : charts) {
+        QRect target(0, y, area.width(), area.height() - y);
+        if (!firstChart || target.height() < area.height() / 2) {
+            pdf.newPage();
+            target = area;
+        }
+        firstChart = false;
+        renderChart(chart->plot(), &painter, target, QString(), palette);
+        y = area.height();
+    }
+    painter.end();
+    if (QFileInfo(path).size() == 0) {
+        if (error)
+            *error = QObject::tr("Cannot write %1").arg(path);
+        return false;
+    }
+    return true;
+}
+
+QStringList chartIds()
+{
+    return {QStringLiteral("memory"), QStringLiteral("breakdown"), QStringLiteral("topology"),
+            QStringLiteral("gantt")};
+}
+
+std::unique_ptr<ChartView> makeChart(const QString& id, const Evaluation& evaluation,
+                                     QString* error)
+{
+    std::unique_ptr<ChartView> view;
+    if (id == QLatin1String("memory")) {
+        auto v = std::make_unique<MemoryView>();
+        v->setEstimate(evaluation.estimate, evaluation.scenario);
+        view = std::move(v);
+    } else if (id == QLatin1String("breakdown")) {
+        auto v = std::make_unique<BreakdownView>();
+        v->setEstimate(evaluation.estimate);
+        view = std::move(v);
+    } else if (id == QLatin1String("topology")) {
+        auto v = std::make_unique<TopologyView>();
+        v->setScenario(evaluation.scenario);
+        view = std::move(v);
+    } else if (id == QLatin1String("gantt")) {
+        if (error)
+            *error = QObject::tr("--chart gantt: the pipeline Gantt view is not available yet");
+        return nullptr;
+    } else {
+        if (error)
+            *error = QObject::tr("--chart must be one of memory, breakdown, topology, gantt "
+                                 "(got '%1')")
+                         .arg(id);
+        return nullptr;
+    }
+    if (!evaluation.ok())
+        view->setInvalid(evaluation.reason());
+    return view;
+}
+
+} // namespace paralens

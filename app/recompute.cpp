@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/recompute.h"
+#include "core/calibration.h"
+#include "core/error.h"
+#include "core/evaluate.h"
+
+#include <QFuture>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace paralens {
+
+QString Evaluation::reason() const
+{
+    if (!failure.isEmpty())
+        return failure;
+    QStringList lines;
+    for (const ValidationError& e : errors)
+        lines << QString::fromStdString(e.message);
+    return lines.join(QLatin1Char('\n'));
+}
+
+Evaluator::Evaluator(QObject* parent) : QObject(parent) {}
+
+Evaluation Evaluator::evaluateScenario(const Scenario& s, quint64 generation,
+                                       const MeasuredPerformance* measured)
+{
+    Evaluation e;
+    e.generation = generation;
+    e.scenario = s;
+    try {
+        e.errors = validate(s);
+        if (e.errors.empty())
+            evaluate(s, e.estimate, measured);
+    } catch (const std::exception& ex) {
+        e.failure =
+            QObject::tr("The model failed on this plan: %1").arg(QString::fromUtf8(ex.what()));
+    }
+    return e;
+}
+
+std::shared_ptr<const MeasuredPerformance> Evaluator::calibrationFor(const Scenario& s,
+                                                                     QString* note)
+{
+    if (s.calibration.empty()) {
+        note->clear();
+        return nullptr;
+    }
+    const QString key = QStringLiteral("%1|%2|%3|%4")
+                            .arg(QString::fromStdString(s.calibration), m_baseDir)
+                            .arg(s.cluster.gpu.bf16_tflops)
+                            .arg(s.cluster.gpu.fp8_tflops);
+    if (key != m_calibKey) {
+        m_calibKey = key;
+        m_calib.reset();
+        m_calibNote.clear();
+        try {
+            m_calib = loadCalibration(s, m_baseDir.toStdString());
+        } catch (const InputError& ex) {
+            // The plan still evaluates on datasheet figures; the note tells the user why.
+            m_calibNote = tr("calibration not used: %1").arg(QString::fromStdString(ex.what()));
+        }
+    }
+    *note = m_calibNote;
+    return m_calib;
+}
+
+void Evaluator::request(const Scenario& s)
+{
+    const quint64 generation = ++m_generation;
+    ++m_pending;
+    QString note;
+    std::shared_ptr<const MeasuredPerformance> calib = calibrationFor(s, &note);
+    QtConcurrent::run([s, generation, calib, note] {
+        Evaluation e = evaluateScenario(s, generation, calib.get());
+        e.calibration = note;
+        return e;
+    }).then(this, [this](const Evaluation& e) {
+        --m_pending;
+        if (e.generation == m_generation) // drop results a newer request has overtaken
+            emit finished(e);
+    });
+}
+
+Evaluation Evaluator::evaluateNow(const Scenario& s)
+{
+    QString note;
+    const auto calib = calibrationFor(s, &note);
+    Evaluation e = evaluateScenario(s, ++m_generation, calib.get());
+    e.calibration = note;
+    return e;
+}
+
+} // namespace paralens

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/collective.h"
+#include "core/estimate.h"
+#include "core/scenario.h"
+#include "core/validate.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace paralens {
+
+/// The result of evaluating one scenario: either validation errors or an Estimate.
+struct Evaluation
+{
+    quint64 generation = 0;
+    Scenario scenario;
+    std::vector<ValidationError> errors;
+    Estimate estimate;
+    QString failure;     ///< an exception from the core (a bug), shown like a validation error
+    QString calibration; ///< why the scenario's calibration profile was not used ("" if it was)
+
+    bool ok() const { return errors.empty() && failure.isEmpty(); }
+    /// One line naming why there is no estimate ("" when ok()).
+    QString reason() const;
+};
+
+/// Evaluates scenarios off the GUI thread. Each request gets a new generation; a result that
+/// arrives after a newer request was made is dropped, so a slider drag never shows a stale
+/// plan's numbers. The scenario's calibration profile is read once and reused while its path
+/// and the GPU's peaks stay the same.
+class Evaluator : public QObject
+{
+    Q_OBJECT
+public:
+    explicit Evaluator(QObject* parent = nullptr);
+
+    /// Folder against which a relative calibration path is resolved (the scenario file's).
+    void setBaseDir(const QString& dir) { m_baseDir = dir; }
+
+    /// Starts evaluating `s` on the thread pool; finished() follows unless a newer request
+    /// overtakes it.
+    void request(const Scenario& s);
+    /// Evaluates on the calling thread (superseding pending requests) and returns the result.
+    Evaluation evaluateNow(const Scenario& s);
+    /// Validation and evaluation in one call; thread-safe (the core has no global state).
+    static Evaluation evaluateScenario(const Scenario& s, quint64 generation = 0,
+                                       const MeasuredPerformance* measured = nullptr);
+
+    quint64 generation() const { return m_generation; }
+    bool isBusy() const { return m_pending > 0; }
+
+signals:
+    void finished(const paralens::Evaluation& evaluation);
+
+private:
+    /// The profile for `s` (cached), or nullptr with `note` saying why when it cannot be used.
+    std::shared_ptr<const MeasuredPerformance> calibrationFor(const Scenario& s, QString* note);
+
+    quint64 m_generation = 0;
+    int m_pending = 0;
+    QString m_baseDir;
+    QString m_calibKey;
+    QString m_calibNote;
+    std::shared_ptr<const MeasuredPerformance> m_calib;
+};
+
+} // namespace paralens

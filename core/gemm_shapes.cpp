@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/gemm_shapes.h"
+
+#include <algorithm>
+
+namespace paralens {
+
+std::vector<GemmShape> layerGemmShapes(const Scenario& sc)
+{
+    const auto& m = sc.model;
+    const long long t = std::max(1, sc.parallel.tp);
+    const long long tokens = static_cast<long long>(sc.training.micro_batch) * sc.training.seq_len /
+                             std::max(1, sc.parallel.cp);
+    const long long hd = m.headDim();
+    const long long gate = m.gated_mlp ? 2 : 1;
+    std::vector<GemmShape> s;
+    auto add = [&](const char* label, long long rows, long long cols, long long inner) {
+        if (rows > 0 && cols > 0 && inner > 0)
+            s.push_back({label, rows, cols, inner});
+    };
+    add("qkv", tokens, (m.heads + 2LL * m.kv_heads) * hd / t, m.hidden);
+    add("attn_out", tokens, m.hidden, m.heads * hd / t);
+    bool dense = !m.isMoe();
+    for (int i = 0; i < m.layers && !dense; ++i)
+        dense = !m.isMoeLayer(i);
+    if (dense) {
+        add("mlp_up", tokens, gate * m.ffn_hidden / t, m.hidden);
+        add("mlp_down", tokens, m.hidden, m.ffn_hidden / t);
+    }
+    if (m.isMoe()) {
+        const long long perExpert = std::max<long long>(
+            1, tokens * m.moe.top_k * std::max(1, sc.parallel.ep) / m.moe.experts);
+        add("expert_up", perExpert, gate * m.moe.expert_ffn_hidden, m.hidden);
+        add("expert_down", perExpert, m.hidden, m.moe.expert_ffn_hidden);
+    }
+    return s;
+}
+
+} // namespace paralens

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// CalibrationView draws core's series: measured points, the datasheet model, the fitted curve
+// and the residuals; hover text, curve selection and palette colours.
+#include "widgets/calibrationview.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+using namespace paralens;
+
+namespace {
+
+ClusterSpec hgx()
+{
+    ClusterSpec c;
+    c.name = "test-hgx";
+    c.scale_up_gbps = 450;
+    c.scale_out_gbps = 50;
+    c.latencies.scale_up_us = 3;
+    return c;
+}
+
+/// all-reduce on 8 ranks with points on t = 10 µs + S·1.75 / 100 GB/s, one point 5 % slow.
+CollectiveCurve curve(Collective coll, int ranks)
+{
+    CollectiveCurve c;
+    c.collective = coll;
+    c.ranks = ranks;
+    c.dtype = "bf16";
+    c.source = "/some/dir/hand.log table 1 (line 3, all_reduce)";
+    const double f = busFactor(coll, ranks) > 0 ? busFactor(coll, ranks) : 1.0;
+    for (int e = 20; e <= 30; e += 2) {
+        SizePoint p;
+        p.size_bytes = std::ldexp(1.0, e);
+        p.time_median_seconds = (10e-6 + p.size_bytes * f / 100e9) * (e == 24 ? 1.05 : 1.0);
+        p.algbw_gbps = p.size_bytes / p.time_median_seconds / 1e9;
+        p.busbw_gbps = p.algbw_gbps * f;
+        c.points.push_back(p);
+    }
+    c.fit = fitAlphaBeta(c.collective, c.ranks, c.points);
+    return c;
+}
+
+CalibrationProfile profile()
+{
+    CalibrationProfile p;
+    p.collectives = {curve(Collective::AllReduce, 8), curve(Collective::AllGather, 4)};
+    return p;
+}
+
+QVector<double> keys(QCPGraph* g)
+{
+    QVector<double> v;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+        v << it->key;
+    return v;
+}
+
+QVector<double> values(QCPGraph* g)
+{
+    QVector<double> v;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+        v << it->value;
+    return v;
+}
+
+QVector<double> q(const std::vector<double>& v)
+{
+    return {v.begin(), v.end()};
+}
+
+} // namespace
+
+class TestCalibrationView : public QObject
+{
+    Q_OBJECT
+private slots:
+    void empty()
+    {
+        CalibrationView v;
+        QCOMPARE(v.curveCount(), 0);
+        QCOMPARE(v.currentCurve(), -1);
+        QVERIFY(v.measuredGraph()->data()->isEmpty());
+        QVERIFY(v.pointToolTip(0).isEmpty());
+    }
+    void drawsCoreSeries()
+    {
+        CalibrationView v;
+        const auto p = profile();
+        v.setProfile(p);
+        v.setCluster(hgx());
+        QCOMPARE(v.curveCount(), 2);
+        QCOMPARE(v.currentCurve(), 0);
+        const auto& c = p.collectives[0];
+        QVector<double> sizes, busbw;
+        for (const auto& pt : c.points)
+            sizes << pt.size_bytes, busbw << pt.busbw_gbps;
+        QCOMPARE(keys(v.measuredGraph()), sizes);
+        QCOMPARE(values(v.measuredGraph()), busbw);
+        QCOMPARE(keys(v.residualGraph()), sizes);
+        QCOMPARE(values(v.residualGraph()), q(c.fit.residual_pct));
+        // The slow point shows as a negative residual (the fit is faster than measured).
+        QVERIFY(values(v.residualGraph())[2] < -2);
+        // The fitted curve is core's α-β fit, climbing towards its plateau B_bus.
+        const auto fk = keys(v.fittedGraph());
+        const auto fv = values(v.fittedGraph());
+        QVERIFY(fk.size() > 10);
+        for (int i = 0; i < fk.size(); ++i) {
+            const double t = c.fit.alpha_seconds + fk[i] * 1.75 / (c.fit.busbw_gbps * 1e9);
+            QVERIFY(std::abs(fv[i] - fk[i] * 1.75 / t / 1e9) < 1e-9 * fv[i]);
+            QVERIFY(fv[i] < c.fit.busbw_gbps);
+        }
+        QVERIFY(fv.back() > 0.99 * c.fit.busbw_gbps);
+        // The datasheet curve, by hand: 12 steps of 3 µs and 450 × 0.8 GB/s.
+        const auto dk = keys(v.datasheetGraph());
+        const auto dv = values(v.datasheetGraph());
+        QCOMPARE(dk, fk);
+        for (int i = 0; i < dk.size(); ++i) {
+            const double t = 36e-6 + 1.75 * dk[i] / 360e9;
+            QVERIFY(std::abs(dv[i] - 1.75 * dk[i] / t / 1e9) < 1e-9 * dv[i]);
+        }
+        QVERIFY(v.datasheetGraph()->visible());
+        v.clearCluster();
+        QVERIFY(!v.datasheetGraph()->visible());
+        QVERIFY(v.datasheetGraph()->data()->isEmpty());
+    }
+    void selection()
+    {
+        CalibrationView v;
+        v.setProfile(profile());
+        auto* combo = v.findChild<QComboBox*>("calibrationCurveCombo");
+        QVERIFY(combo);
+        QCOMPARE(combo->count(), 2);
+        QVERIFY(combo->itemText(1).contains("all_gather"));
+        QVERIFY(combo->itemText(1).contains("4 GPUs"));
+        QVERIFY(combo->itemText(1).contains("hand.log table 1"));
+        combo->setCurrentIndex(1);
+        QCOMPARE(v.currentCurve(), 1);
+        QCOMPARE(v.chart().residual_pct, profile().collectives[1].fit.residual_pct);
+        // A new profile with the same curve keeps it selected.
+        auto p = profile();
+        std::swap(p.collectives[0], p.collectives[1]);
+        v.setProfile(p);
+        QCOMPARE(v.currentCurve(), 0);
+        QVERIFY(p.collectives[size_t(v.currentCurve())].collective == Collective::AllGather);
+    }
+    void toolTip()
+    {
+        CalibrationView v;
+        v.setProfile(profile());
+        v.setCluster(hgx());
+        const QString t = v.pointToolTip(0);
+        QVERIFY2(t.contains("1 MiB") && t.contains("1048576 B"), qPrintable(t));
+        QVERIFY2(t.contains(QString::number(profile().collectives[0].points[0].busbw_gbps, 'f', 2)),
+                 qPrintable(t));
+        QVERIFY(t.contains("residual") && t.contains("datasheet") && t.contains("fit"));
+        QVERIFY(v.pointToolTip(99).isEmpty());
+    }
+    void formatting()
+    {
+        QCOMPARE(formatBytes(8), QString("8 B"));
+        QCOMPARE(formatBytes(1024), QString("1 KiB"));
+        QCOMPARE(formatBytes(32.0 * 1048576), QString("32 MiB"));
+        QCOMPARE(formatBytes(1.5 * 1073741824), QString("1.5 GiB"));
+    }
+    void paletteRecolours()
+    {
+        CalibrationView v;
+        v.setProfile(profile());
+        QPalette light;
+        light.setColor(QPalette::Window, Qt::white);
+        light.setColor(QPalette::WindowText, Qt::black);
+        v.setPalette(light);
+        QCOMPARE(v.measuredGraph()->pen().color(), QColor(0x00, 0x72, 0xB2));
+        QCOMPARE(v.plot()->xAxis->tickLabelColor(), QColor(Qt::black));
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(30, 30, 30));
+        dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+        v.setPalette(dark);
+        QCOMPARE(v.measuredGraph()->pen().color(), QColor(0x56, 0xB4, 0xE9));
+        QCOMPARE(v.plot()->xAxis->tickLabelColor(), QColor(230, 230, 230));
+        QCOMPARE(v.residualAxisRect()->axis(QCPAxis::atLeft)->labelColor(), QColor(230, 230, 230));
+        // Measured, fitted and datasheet keep distinct Okabe-Ito colours.
+        QVERIFY(v.fittedGraph()->pen().color() != v.measuredGraph()->pen().color());
+        QVERIFY(v.fittedGraph()->pen().color() != v.datasheetGraph()->pen().color());
+    }
+};
+
+QTEST_MAIN(TestCalibrationView)
+#include "test_calibrationview.moc"

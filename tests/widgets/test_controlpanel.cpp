@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The scenario controls: sliders snap to values that keep the plan runnable, keyboard moves
+// them, DP follows TP·PP·CP, and a broken rule shows inline with its named message.
+#include "core/presets.h"
+#include "core/scenario_io.h"
+#include "widgets/controlpanel.h"
+#include "widgets/snapslider.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTest>
+
+using namespace paralens;
+
+class TestControlPanel : public QObject
+{
+    Q_OBJECT
+    const PresetLibrary& presets() { return PresetLibrary::builtin(); }
+
+    static std::vector<int> v(std::initializer_list<int> l) { return l; }
+
+private slots:
+    void slidersSnapToRunnableValues()
+    {
+        // Default: llama3-70b (64 heads, 8 KV heads) on 64 H100 (NVLink domain 8), TP 8 PP 4
+        // DP 2, interleaved v = 5, seq 8192, B = 128, b = 1.
+        ControlPanel panel(presets());
+        panel.setScenario(defaultScenario());
+        // TP: divisors of gcd(64, 8) = 8 up to the domain 8.
+        QCOMPARE(panel.slider(ControlPanel::Tp)->values(), v({1, 2, 4, 8}));
+        // PP: divisors of 64 / (TP 8 · CP 1) = 8, with PP·v <= 80 layers.
+        QCOMPARE(panel.slider(ControlPanel::Pp)->values(), v({1, 2, 4, 8}));
+        // CP: divisors of 64 / (8·4) = 2 whose 2·cp divides 8192.
+        QCOMPARE(panel.slider(ControlPanel::Cp)->values(), v({1, 2}));
+        // DP: divisors of B / b = 128.
+        QCOMPARE(panel.slider(ControlPanel::Dp)->values(), v({1, 2, 4, 8, 16, 32, 64, 128}));
+        // A dense model has no experts: EP stays 1 and the slider is disabled.
+        QCOMPARE(panel.slider(ControlPanel::Ep)->values(), v({1}));
+        QVERIFY(!panel.slider(ControlPanel::Ep)->slider()->isEnabled());
+        QVERIFY(panel.errors().empty());
+        QVERIFY(panel.bannerText().isEmpty());
+    }
+
+    void moeExpertParallelValues()
+    {
+        Scenario s = defaultScenario();
+        s.model_id = "mixtral-8x7b";
+        s.model = *presets().model("mixtral-8x7b"); // 8 experts, 32 heads, 8 KV heads
+        s.parallel = ParallelPlan{};
+        s.parallel.tp = 8;
+        s.parallel.dp = 8;
+        s.parallel.sequence_parallel = true;
+        ControlPanel panel(presets());
+        panel.setScenario(s);
+        QVERIFY2(panel.errors().empty(), qPrintable(panel.bannerText()));
+        // EP divides 8 experts and DP·CP = 8.
+        QCOMPARE(panel.slider(ControlPanel::Ep)->values(), v({1, 2, 4, 8}));
+    }
+
+    void keyboardMovesTpAndDerivesDp()
+    {
+        ControlPanel panel(presets());
+        panel.setScenario(defaultScenario());
+        QSignalSpy spy(&panel, &ControlPanel::edited);
+        QSlider* tp = panel.slider(ControlPanel::Tp)->slider();
+        tp->setFocus();
+        QTest::keyClick(tp, Qt::Key_Left); // 8 -> 4
+        QCOMPARE(spy.count(), 1);
+        const auto s = spy.at(0).at(0).value<Scenario>();
+        QCOMPARE(spy.at(0).at(1).toString(), QStringLiteral("parallel.tp"));
+        QCOMPARE(s.parallel.tp, 4);
+        QCOMPARE(s.parallel.dp, 4); // 64 / (4 · 4 · 1)
+        QCOMPARE(s.gpus, 64);
+        QCOMPARE(panel.slider(ControlPanel::Tp)->value(), 4);
+        QCOMPARE(panel.scenario().parallel.dp, 4);
+    }
+
+    void dpSliderScalesTheCluster()
+    {
+        ControlPanel panel(presets());
+        panel.setScenario(defaultScenario());
+        QSignalSpy spy(&panel, &ControlPanel::edited);
+        QTest::keyClick(panel.slider(ControlPanel::Dp)->slider(), Qt::Key_Right); // 2 -> 4
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(panel.scenario().parallel.dp, 4);
+        QCOMPARE(panel.scenario().gpus, 128); // 8 · 4 · 1 · 4
+        QCOMPARE(panel.gpusBox()->value(), 128);
+    }
+
+    void impossiblePlanShowsNamedError()
+    {
+        ControlPanel panel(presets());
+        Scenario s = defaultScenario();
+        s.training.global_batch = 127; // not a multiple of b·DP = 2
+        panel.setScenario(s);
+        QVERIFY(!panel.errors().empty());
+        QCOMPARE(QString::fromStdString(panel.errors().front().rule),
+                 QStringLiteral("global_batch_multiple"));
+        QVERIFY2(panel.bannerText().contains(QStringLiteral("training.global_batch = 127")),
+                 qPrintable(panel.bannerText()));
+        QVERIFY(panel.slider(ControlPanel::Dp)->hasError()); // the rule names parallel.dp
+        QVERIFY(!panel.slider(ControlPanel::Tp)->hasError());
+        // Fixing it through the control clears the banner.
+        s.training.global_batch = 128;
+        panel.setScenario(s);
+        QVERIFY(panel.bannerText().isEmpty());
+        QVERIFY(!panel.slider(ControlPanel::Dp)->hasError());
+    }
+
+    void gpuCountEditValidates()
+    {
+        ControlPanel panel(presets());
+        panel.setScenario(defaultScenario());
+        panel.gpusBox()->setValue(60); // not whole nodes, and 60 != 8·4·CP·DP
+        QStringList rules;
+        for (const auto& e : panel.errors())
+            rules << QString::fromStdString(e.rule);
+        QVERIFY2(rules.contains(QStringLiteral("gpus_product")), qPrintable(rules.join(',')));
+        QVERIFY(rules.contains(QStringLiteral("gpus_whole_nodes")));
+        QVERIFY(panel.bannerText().contains(QStringLiteral("gpus = 60")));
+    }
+
+    void modelPickerSwitchesPreset()
+    {
+        ControlPanel panel(presets());
+        panel.setScenario(defaultScenario());
+        QSignalSpy spy(&panel, &ControlPanel::edited);
+        QComboBox* box = panel.modelBox();
+        const int i = box->findData(QStringLiteral("llama3-8b"));
+        QVERIFY(i >= 0);
+        box->setCurrentIndex(i);
+        emit box->activated(i);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(panel.scenario().model_id, std::string("llama3-8b"));
+        QCOMPARE(panel.scenario().model.layers, presets().model("llama3-8b")->layers);
+    }
+
+    void tabReachesEveryControl()
+    {
+        ControlPanel panel(presets());
+        panel.setScenario(defaultScenario());
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.modelBox()->setFocus();
+        QSet<QWidget*> visited;
+        for (int i = 0; i < 40; ++i) {
+            visited.insert(QApplication::focusWidget());
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        }
+        QVERIFY(visited.contains(panel.hardwareBox()));
+        QVERIFY(visited.contains(panel.gpusBox()));
+        QVERIFY(visited.contains(panel.slider(ControlPanel::Tp)->slider()));
+        QVERIFY(visited.contains(panel.slider(ControlPanel::Cp)->slider()));
+        // Arrow keys then move the focused slider to the next allowed value.
+        panel.slider(ControlPanel::Pp)->slider()->setFocus();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+        QCOMPARE(panel.scenario().parallel.pp, 8);
+    }
+
+    void controlsHaveAccessibleNamesAndTooltips()
+    {
+        ControlPanel panel(presets());
+        panel.setScenario(defaultScenario());
+        for (QWidget* w : panel.findChildren<QWidget*>()) {
+            if (qobject_cast<QSlider*>(w) || qobject_cast<QComboBox*>(w) ||
+                qobject_cast<QSpinBox*>(w)) {
+                QVERIFY2(!w->accessibleName().isEmpty(), qPrintable(w->objectName()));
+                const bool tip = !w->toolTip().isEmpty() ||
+                                 (w->parentWidget() && !w->parentWidget()->toolTip().isEmpty());
+                QVERIFY2(tip, qPrintable(w->accessibleName()));
+            }
+        }
+    }
+};
+
+QTEST_MAIN(TestControlPanel)
+#include "test_controlpanel.moc"

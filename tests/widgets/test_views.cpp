@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The views draw exactly the numbers they are given (hand-made Estimates), mark what they
+// should, grey out with a reason, and recolour from the palette.
+#include "core/presets.h"
+#include "core/scenario_io.h"
+#include "widgets/breakdownview.h"
+#include "widgets/headline.h"
+#include "widgets/memoryview.h"
+#include "widgets/palette.h"
+#include "widgets/topologyview.h"
+#include "widgets/units.h"
+
+#include <QTest>
+#include <QToolTip>
+#include <qcustomplot.h>
+
+using namespace paralens;
+
+namespace {
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+
+Estimate twoStages()
+{
+    Estimate e;
+    e.gpus = 16;
+    e.capacity_bytes = 80 * GiB;
+    StageMemory s0;
+    s0.stage = 0;
+    s0.layers = 40;
+    s0.parameters = 10 * GiB;
+    s0.gradients = 20 * GiB;
+    s0.optimizer_states = 15 * GiB;
+    s0.activations = 30 * GiB;
+    s0.comm_buffers = 1 * GiB;
+    s0.runtime_overhead = 0.5 * GiB; // 76.5 GiB: fits
+    s0.inflight_microbatches = 2;
+    StageMemory s1 = s0;
+    s1.stage = 1;
+    s1.activations = 50 * GiB; // 96.5 GiB: over 80
+    e.stages = {s0, s1};
+    e.peak_bytes = s1.total();
+    e.peak_stage = 1;
+    e.fits = false;
+    e.time.step_seconds = 2.5;
+    e.time.compute_seconds = 1.5;
+    e.time.bubble_seconds = 0.4;
+    e.time.exposed.tp = 0.3;
+    e.time.exposed.pp = 0.05;
+    e.time.exposed.dp = 0.15;
+    e.time.optimizer_seconds = 0.1;
+    e.time.overlapped.dp = 0.6;
+    e.time.overlapped.tp = 0.2;
+    e.throughput.tokens_per_second = 123456;
+    e.throughput.mfu = 0.4321;
+    e.throughput.tflops_per_gpu = 427.4;
+    return e;
+}
+} // namespace
+
+class TestViews : public QObject
+{
+    Q_OBJECT
+private slots:
+    void memoryBarsAreTheStageBytes()
+    {
+        MemoryView view;
+        view.resize(800, 500);
+        const Estimate e = twoStages();
+        view.setEstimate(e, defaultScenario());
+        QCOMPARE(view.stageCount(), 2);
+        QCOMPARE(view.segmentGiB(MemoryView::Parameters, 0), 10.0);
+        QCOMPARE(view.segmentGiB(MemoryView::Gradients, 1), 20.0);
+        QCOMPARE(view.segmentGiB(MemoryView::OptimizerStates, 0), 15.0);
+        QCOMPARE(view.segmentGiB(MemoryView::Activations, 1), 50.0);
+        QCOMPARE(view.segmentGiB(MemoryView::Buffers, 0), 1.0);
+        QCOMPARE(view.segmentGiB(MemoryView::Overhead, 1), 0.5);
+        QCOMPARE(view.capacityGiB(), 80.0);
+        QCOMPARE(view.overCapacityCount(), 1); // only stage 1 (96.5 GiB) exceeds 80 GiB
+        // The tooltip carries the exact byte count: 50 GiB = 53,687,091,200 B.
+        const QString tip = view.tooltipText(MemoryView::Activations, 1);
+        QVERIFY2(tip.contains(QStringLiteral("53,687,091,200 B")), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("Korthikanti")));
+        QVERIFY(tip.contains(QStringLiteral("96.5 GiB")));
+    }
+
+    void hoverShowsExactBytes()
+    {
+        MemoryView view;
+        view.resize(800, 500);
+        view.setEstimate(twoStages(), defaultScenario());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        auto hover = [&](double stage, double gib) {
+            const QPointF local(view.plot()->xAxis->coordToPixel(stage),
+                                view.plot()->yAxis->coordToPixel(gib));
+            QMouseEvent move(QEvent::MouseMove, local, view.plot()->mapToGlobal(local),
+                             Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(view.plot(), &move);
+            return QToolTip::isVisible() ? QToolTip::text() : QString();
+        };
+        // Stage 1 stacks 10 + 20 + 15 GiB below its 50 GiB of activations: 60 GiB is inside.
+        QString tip = hover(1, 60);
+        QVERIFY2(tip.contains(QStringLiteral("Stage 1 · Activations")), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("53,687,091,200 B")));
+        tip = hover(0, 5); // inside stage 0's 10 GiB of parameters
+        QVERIFY2(tip.contains(QStringLiteral("Stage 0 · Parameters")), qPrintable(tip));
+        QVERIFY(tip.contains(QStringLiteral("10,737,418,240 B")));
+        hover(0.5, 5); // between the bars: the tooltip goes away
+        QTRY_VERIFY(!QToolTip::isVisible());
+    }
+
+    void breakdownSegmentsAreTheTimes()
+    {
+        BreakdownView view;
+        view.resize(800, 300);
+        view.setEstimate(twoStages());
+        QCOMPARE(view.axisUnitSeconds(), 1e-3); // 2.5 s step is shown in ms
+        QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::Compute), 1.5));
+        QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::Bubble), 0.4));
+        QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::ExposedTp), 0.3));
+        QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::ExposedDp), 0.15));
+        QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::HiddenDp), 0.6));
+        QCOMPARE(view.segmentSeconds(BreakdownView::ExposedCp), 0.0);
+        Estimate longStep = twoStages();
+        longStep.time.step_seconds = 20;
+        view.setEstimate(longStep);
+        QCOMPARE(view.axisUnitSeconds(), 1.0);
+    }
+
+    void headlineFormatsWithUnits()
+    {
+        Headline h;
+        h.setEstimate(twoStages());
+        QCOMPARE(h.valueText(Headline::StepTime), QStringLiteral("2.50 s"));
+        QCOMPARE(h.valueText(Headline::TokensPerSecond), QStringLiteral("123 k"));
+        QCOMPARE(h.valueText(Headline::Mfu), QStringLiteral("43.2 %"));
+        QCOMPARE(h.valueText(Headline::TflopsPerGpu), QStringLiteral("427"));
+        QCOMPARE(h.valueText(Headline::PeakMemory), QStringLiteral("96.5 GiB / 80.0 GiB"));
+        QVERIFY(h.valueText(Headline::Fits).contains(QStringLiteral("OOM")));
+        h.setInvalid(QStringLiteral("parallel.tp = 3 must divide model.heads = 64"));
+        QCOMPARE(h.valueText(Headline::StepTime), QStringLiteral("—"));
+    }
+
+    void invalidClearsDataAndShowsReason()
+    {
+        MemoryView view;
+        view.setEstimate(twoStages(), defaultScenario());
+        view.setInvalid(QStringLiteral("parallel.tp = 3 must divide model.heads = 64"));
+        QVERIFY(view.isInvalid());
+        QCOMPARE(view.stageCount(), 0);
+        QCOMPARE(view.overCapacityCount(), 0);
+        view.setEstimate(twoStages(), defaultScenario());
+        QVERIFY(!view.isInvalid());
+        QCOMPARE(view.stageCount(), 2);
+    }
+
+    void topologyColoursFollowRankOrder()
+    {
+        // 64 GPUs, TP 8 · PP 4 · DP 2, rank order tp-cp-ep-dp-pp (Megatron):
+        // rank = tp + 8·dp + 16·pp. Rank 27 = tp 3, dp 1, pp 1.
+        Scenario s = defaultScenario();
+        TopologyView view;
+        view.resize(600, 400);
+        view.setScenario(s);
+        QVERIFY(!view.isAggregated());
+        view.setColorBy(TopologyView::ByTpGroup);
+        QCOMPARE(view.groupCount(), 8);
+        QCOMPARE(view.drawnGroup(27), 3); // TP group = rank / 8
+        QCOMPARE(view.drawnGroup(24), 3);
+        QCOMPARE(view.drawnGroup(31), 3);
+        QCOMPARE(view.drawnGroup(32), 4);
+        view.setColorBy(TopologyView::ByPpStage);
+        QCOMPARE(view.groupCount(), 4);
+        QCOMPARE(view.drawnGroup(27), 1);
+        QCOMPARE(view.drawnGroup(63), 3);
+        view.setColorBy(TopologyView::ByDpReplica);
+        QCOMPARE(view.groupCount(), 2);
+        QCOMPARE(view.drawnGroup(27), 1);
+        QCOMPARE(view.drawnGroup(16), 0);
+        view.setColorBy(TopologyView::ByNode);
+        QCOMPARE(view.drawnGroup(27), 3); // 8 GPUs per node
+        const QString text = view.rankText(27);
+        QVERIFY2(text.contains(QStringLiteral("node 3")) && text.contains(QStringLiteral("PP 1")),
+                 qPrintable(text));
+    }
+
+    void topologyAggregatesHugeClusters()
+    {
+        Scenario s = defaultScenario();
+        s.parallel.dp = 32768; // 8 · 4 · 32768 = 1,048,576 GPUs
+        s.gpus = s.parallel.gpus();
+        TopologyView view;
+        view.resize(600, 400);
+        QElapsedTimer timer;
+        timer.start();
+        view.setScenario(s);
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(view.isAggregated());
+        QVERIFY2(timer.elapsed() < 5000, "drawing a million GPUs must stay aggregated and fast");
+        view.setColorBy(TopologyView::ByPpStage);
+        // One cell per node of 8: node 100000 starts at rank 800000, PP stage 800000 / 262144.
+        QCOMPARE(view.drawnGroup(800000), 3);
+        QCOMPARE(view.drawnGroup(800001), -1); // not the first GPU of a node: not drawn
+    }
+
+    void recoloursOnPaletteChange()
+    {
+        MemoryView view;
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(30, 30, 30));
+        dark.setColor(QPalette::Base, QColor(20, 20, 20));
+        dark.setColor(QPalette::Text, QColor(230, 230, 230));
+        view.setPalette(dark);
+        QCOMPARE(view.plot()->xAxis->tickLabelColor(), QColor(230, 230, 230));
+        QVERIFY(palette::isDark(dark));
+        // Okabe–Ito colours stay distinct from each other.
+        for (int i = 0; i < 8; ++i)
+            for (int j = i + 1; j < 8; ++j)
+                QVERIFY(palette::categorical(i) != palette::categorical(j));
+    }
+
+    void unitsFormatting()
+    {
+        QCOMPARE(units::bytes(1.5 * GiB), QStringLiteral("1.5 GiB"));
+        QCOMPARE(units::bytes(512.0 * 1024 * 1024), QStringLiteral("512.0 MiB"));
+        QCOMPARE(units::seconds(0.0123), QStringLiteral("12.3 ms"));
+        QCOMPARE(units::seconds(42e-6), QStringLiteral("42.0 µs"));
+        QCOMPARE(units::percent(0.5), QStringLiteral("50.0 %"));
+        QCOMPARE(units::bytes(std::nan("")), QStringLiteral("—"));
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "test_views.moc"

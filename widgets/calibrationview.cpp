@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/calibrationview.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace paralens {
+namespace {
+
+// Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision
+// deficiency. Blue is too dark on a dark background, so sky blue replaces it there.
+const QColor kBlue{0x00, 0x72, 0xB2};
+const QColor kSkyBlue{0x56, 0xB4, 0xE9};
+const QColor kVermillion{0xD5, 0x5E, 0x00};
+const QColor kGreen{0x00, 0x9E, 0x73};
+
+/// Log ticks in powers of two, labelled in binary byte units.
+class ByteTicker : public QCPAxisTickerLog
+{
+public:
+    ByteTicker()
+    {
+        setLogBase(2);
+        setSubTickCount(1);
+        setTickCount(6);
+    }
+
+protected:
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override
+    {
+        return formatBytes(tick);
+    }
+};
+
+QString curveLabel(const CollectiveCurve& c)
+{
+    QString s = QString::fromStdString(std::string(toString(c.collective))) +
+                QStringLiteral(" · %1 GPUs").arg(c.ranks);
+    s += c.span == Span::ScaleUp ? QStringLiteral(" · intra-node")
+                                 : QStringLiteral(" · inter-node (%1 nodes)").arg(c.nodes);
+    if (!c.dtype.empty())
+        s += QStringLiteral(" · ") + QString::fromStdString(c.dtype);
+    // Two tables of one log can measure the same group (e.g. NCCL_ALGO variants): name the
+    // table so they can be told apart.
+    const QString source = QString::fromStdString(c.source).section(QLatin1Char('/'), -1);
+    if (!source.isEmpty())
+        s += QStringLiteral(" — ") + source;
+    return s;
+}
+
+QVector<double> vec(const std::vector<double>& v)
+{
+    return QVector<double>(v.begin(), v.end());
+}
+
+} // namespace
+
+QString formatBytes(double bytes)
+{
+    static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    double v = bytes;
+    while (std::abs(v) >= 1024 && u < 5) {
+        v /= 1024;
+        ++u;
+    }
+    const bool whole = std::abs(v - std::round(v)) < 1e-9;
+    return QStringLiteral("%1 %2").arg(whole ? QString::number(std::round(v), 'f', 0)
+                                             : QString::number(v, 'g', 3),
+                                       QLatin1String(kUnits[u]));
+}
+
+CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("calibrationView"));
+    m_curveCombo = new QComboBox(this);
+    m_curveCombo->setObjectName(QStringLiteral("calibrationCurveCombo"));
+    m_curveCombo->setAccessibleName(tr("Measured curve"));
+    m_curveCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_curveCombo->setMinimumContentsLength(48);
+    auto* pick = new QLabel(tr("&Curve:"), this);
+    pick->setBuddy(m_curveCombo);
+    m_fitLabel = new QLabel(this);
+    m_fitLabel->setObjectName(QStringLiteral("calibrationFitLabel"));
+    m_fitLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    // One plot, two axis rects: bandwidth above, residuals below, left edges aligned.
+    m_plot = new QCustomPlot(this);
+    m_plot->setObjectName(QStringLiteral("calibrationPlot"));
+    m_plot->setAccessibleName(tr("Bus bandwidth against message size, and fit residuals"));
+    m_plot->setBackground(Qt::transparent);
+    m_plot->setAttribute(Qt::WA_OpaquePaintEvent, false);
+    m_plot->setMinimumHeight(340);
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &CalibrationView::hover);
+
+    QCPAxisRect* top = m_plot->axisRect();
+    m_residualRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(1, 0, m_residualRect);
+    m_plot->plotLayout()->setRowStretchFactors({3, 1});
+    auto* group = new QCPMarginGroup(m_plot);
+    top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    m_residualRect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    for (auto* rect : {top, m_residualRect}) {
+        rect->axis(QCPAxis::atBottom)->setScaleType(QCPAxis::stLogarithmic);
+        rect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(new ByteTicker));
+    }
+    top->axis(QCPAxis::atBottom)->setLabel(tr("message size"));
+    m_residualRect->axis(QCPAxis::atBottom)->setLabel(tr("message size"));
+    QCPAxis* y = top->axis(QCPAxis::atLeft);
+    y->setScaleType(QCPAxis::stLogarithmic);
+    auto yTicker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
+    yTicker->setSubTickCount(8);
+    y->setTicker(yTicker);
+    y->setNumberFormat(QStringLiteral("g"));
+    y->setLabel(tr("bus bandwidth (GB/s)"));
+    QCPAxis* ry = m_residualRect->axis(QCPAxis::atLeft);
+    ry->setLabel(tr("time: fit − measured (%)"));
+    ry->ticker()->setTickCount(4);
+
+    m_datasheet = m_plot->addGraph();
+    m_datasheet->setName(tr("datasheet model (before calibration)"));
+    m_fitted = m_plot->addGraph();
+    m_fitted->setName(tr("fitted α-β (after calibration)"));
+    m_measured = m_plot->addGraph();
+    m_measured->setName(tr("measured"));
+    m_measured->setLineStyle(QCPGraph::lsNone);
+    m_residuals = m_plot->addGraph(m_residualRect->axis(QCPAxis::atBottom), ry);
+    m_residuals->setName(tr("residual"));
+    m_residuals->setLineStyle(QCPGraph::lsNone);
+    m_residuals->removeFromLegend();
+    m_zeroLine = new QCPItemStraightLine(m_plot);
+    m_zeroLine->setClipAxisRect(m_residualRect);
+    for (auto* pos : {m_zeroLine->point1, m_zeroLine->point2})
+        pos->setAxes(m_residualRect->axis(QCPAxis::atBottom), ry);
+    m_zeroLine->point1->setCoords(1, 0);
+    m_zeroLine->point2->setCoords(2, 0);
+    m_zeroLine->setSelectable(false);
+    m_plot->legend->setVisible(true);
+    top->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
+    m_emptyText = new QCPItemText(m_plot);
+    m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_emptyText->position->setAxisRect(top);
+    m_emptyText->position->setCoords(0.5, 0.4);
+    m_emptyText->setText(
+        tr("No calibration profile.\nImport an nccl-tests log or load a profile."));
+
+    // The residual panel shares the size axis with the bandwidth plot.
+    connect(top->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
+            m_residualRect->axis(QCPAxis::atBottom),
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(pick);
+    bar->addWidget(m_curveCombo);
+    bar->addSpacing(12);
+    bar->addWidget(m_fitLabel, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_plot, 1);
+
+    connect(m_curveCombo, &QComboBox::currentIndexChanged, this, [this](int row) {
+        const int index = row < 0 ? -1 : m_curveCombo->itemData(row).toInt();
+        if (index == m_current)
+            return;
+        m_current = index;
+        rebuild();
+        emit currentCurveChanged(m_current);
+    });
+    applyColors();
+    rebuild();
+}
+
+CalibrationView::~CalibrationView() = default;
+
+void CalibrationView::setProfile(const CalibrationProfile& profile)
+{
+    const CollectiveCurve* old = nullptr;
+    CollectiveCurve keep;
+    if (m_current >= 0 && m_current < curveCount()) {
+        keep = m_profile.collectives[size_t(m_current)];
+        old = &keep;
+    }
+    m_profile = profile;
+    int select = curveCount() > 0 ? 0 : -1;
+    if (old)
+        for (int i = 0; i < curveCount(); ++i) {
+            const auto& c = m_profile.collectives[size_t(i)];
+            if (c.collective == old->collective && c.ranks == old->ranks && c.span == old->span &&
+                c.dtype == old->dtype) {
+                select = i;
+                break;
+            }
+        }
+    m_current = select;
+    rebuildCombo();
+    rebuild();
+    emit currentCurveChanged(m_current);
+}
+
+void CalibrationView::clearProfile()
+{
+    setProfile(CalibrationProfile{});
+}
+
+void CalibrationView::setCluster(const ClusterSpec& cluster)
+{
+    m_cluster = cluster;
+    rebuild();
+}
+
+void CalibrationView::clearCluster()
+{
+    m_cluster.reset();
+    rebuild();
+}
+
+int CalibrationView::curveCount() const
+{
+    return int(m_profile.collectives.size());
+}
+
+int CalibrationView::currentCurve() const
+{
+    return m_current;
+}
+
+void CalibrationView::setCurrentCurve(int index)
+{
+    const int row = m_curveCombo->findData(index);
+    if (row >= 0)
+        m_curveCombo->setCurrentIndex(row);
+}
+
+void CalibrationView::rebuildCombo()
+{
+    const QSignalBlocker block(m_curveCombo);
+    m_curveCombo->clear();
+    for (int i = 0; i < curveCount(); ++i) {
+        const auto& c = m_profile.collectives[size_t(i)];
+        m_curveCombo->addItem(curveLabel(c), i);
+        m_curveCombo->setItemData(m_curveCombo->count() - 1, QString::fromStdString(c.source),
+                                  Qt::ToolTipRole);
+    }
+    m_curveCombo->setCurrentIndex(m_curveCombo->findData(m_current));
+    m_curveCombo->setEnabled(curveCount() > 0);
+}
+
+void CalibrationView::rebuild()
+{
+    const bool have = m_current >= 0 && m_current < curveCount();
+    m_chart = have ? calibrationChart(m_profile.collectives[size_t(m_current)],
+                                      m_cluster ? &*m_cluster : nullptr)
+                   : CalibrationChart{};
+    m_measured->setData(vec(m_chart.size_bytes), vec(m_chart.measured_busbw_gbps), true);
+    m_datasheet->setData(m_chart.datasheet_busbw_gbps.empty() ? QVector<double>{}
+                                                              : vec(m_chart.model_size_bytes),
+                         vec(m_chart.datasheet_busbw_gbps), true);
+    m_fitted->setData(m_chart.fitted_busbw_gbps.empty() ? QVector<double>{}
+                                                        : vec(m_chart.model_size_bytes),
+                      vec(m_chart.fitted_busbw_gbps), true);
+    m_residuals->setData(m_chart.residual_pct.empty() ? QVector<double>{} : vec(m_chart.size_bytes),
+                         vec(m_chart.residual_pct), true);
+    m_datasheet->setVisible(!m_chart.datasheet_busbw_gbps.empty());
+    m_fitted->setVisible(!m_chart.fitted_busbw_gbps.empty());
+    // Hidden graphs leave the legend too.
+    for (auto* g : {m_datasheet, m_fitted})
+        if (g->visible())
+            g->addToLegend();
+        else
+            g->removeFromLegend();
+    m_emptyText->setVisible(!have);
+    m_plot->legend->setVisible(have);
+    if (!have)
+        m_emptyText->setText(curveCount() == 0 && m_profile.gemm.empty()
+                                 ? tr("No calibration profile.\nImport an nccl-tests log or "
+                                      "load a profile.")
+                                 : tr("This profile has no collective measurements."));
+
+    if (have) {
+        const auto& c = m_profile.collectives[size_t(m_current)];
+        QString text;
+        if (c.fit.valid)
+            text = tr("fit: α = %1 µs, B<sub>bus</sub> = %2 GB/s; residual RMS %3 %, max %4 % "
+                      "(%5 points)")
+                       .arg(c.fit.alpha_seconds * 1e6, 0, 'f', 1)
+                       .arg(c.fit.busbw_gbps, 0, 'f', 1)
+                       .arg(c.fit.rms_residual_pct, 0, 'f', 2)
+                       .arg(c.fit.max_abs_residual_pct, 0, 'f', 2)
+                       .arg(c.fit.points_used);
+        else
+            text = tr("no valid fit (no point with a positive size and time)");
+        if (!m_cluster)
+            text += tr("<br>no cluster: datasheet curve hidden");
+        m_fitLabel->setText(text);
+    } else {
+        m_fitLabel->clear();
+    }
+
+    // Ranges: every drawn series, with a margin in log space.
+    double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+    bool first = true;
+    auto take = [&](const std::vector<double>& xs, const std::vector<double>& ys) {
+        for (size_t i = 0; i < xs.size() && i < ys.size(); ++i) {
+            if (!(xs[i] > 0) || !(ys[i] > 0))
+                continue;
+            if (first) {
+                xlo = xhi = xs[i];
+                ylo = yhi = ys[i];
+                first = false;
+            }
+            xlo = std::min(xlo, xs[i]);
+            xhi = std::max(xhi, xs[i]);
+            ylo = std::min(ylo, ys[i]);
+            yhi = std::max(yhi, ys[i]);
+        }
+    };
+    take(m_chart.size_bytes, m_chart.measured_busbw_gbps);
+    take(m_chart.model_size_bytes, m_chart.datasheet_busbw_gbps);
+    take(m_chart.model_size_bytes, m_chart.fitted_busbw_gbps);
+    if (first) {
+        xlo = 1024, xhi = 1 << 30, ylo = 1, yhi = 1000;
+    }
+    m_plot->xAxis->setRange(xlo / 1.4, xhi * 1.4);
+    m_plot->yAxis->setRange(ylo / 1.2, yhi * 1.25);
+    double r = 1.0;
+    for (double v : m_chart.residual_pct)
+        r = std::max(r, std::abs(v));
+    m_residualRect->axis(QCPAxis::atLeft)->setRange(-1.25 * r, 1.25 * r);
+    m_residualRect->axis(QCPAxis::atBottom)->setRange(m_plot->xAxis->range());
+    m_plot->replot();
+}
+
+void CalibrationView::applyColors()
+{
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::WindowText);
+    const QColor window = pal.color(QPalette::Window);
+    const bool dark = window.lightness() < 128;
+    const QColor measured = dark ? kSkyBlue : kBlue;
+    QColor grid = text;
+    grid.setAlpha(40);
+    for (auto* rect : {m_plot->axisRect(), m_residualRect}) {
+        for (auto* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
+            axis->setBasePen(QPen(text));
+            axis->setTickPen(QPen(text));
+            axis->setSubTickPen(QPen(text));
+            axis->setTickLabelColor(text);
+            axis->setLabelColor(text);
+            axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+            axis->grid()->setZeroLinePen(Qt::NoPen);
+        }
+    }
+    m_plot->legend->setBrush(window);
+    m_plot->legend->setBorderPen(QPen(grid));
+    m_plot->legend->setTextColor(text);
+    m_emptyText->setColor(text);
+
+    QColor fill = measured;
+    fill.setAlpha(70);
+    m_measured->setPen(QPen(measured, 1.5));
+    m_measured->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(measured, 1.5), QBrush(fill), 8));
+    m_fitted->setPen(QPen(kVermillion, 2));
+    m_datasheet->setPen(QPen(kGreen, 2, Qt::DashLine));
+    m_residuals->setPen(QPen(measured, 1.5));
+    m_residuals->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(measured, 1.5), QBrush(fill), 8));
+    m_zeroLine->setPen(QPen(kVermillion, 1.5));
+    m_plot->replot();
+}
+
+void CalibrationView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyColors();
+}
+
+int CalibrationView::nearestPoint(const QPointF& pos) const
+{
+    const bool residual = m_residualRect->rect().contains(pos.toPoint());
+    const auto& ys = residual ? m_chart.residual_pct : m_chart.measured_busbw_gbps;
+    const QCPAxis* xa = residual ? m_residualRect->axis(QCPAxis::atBottom) : m_plot->xAxis;
+    const QCPAxis* ya = residual ? m_residualRect->axis(QCPAxis::atLeft) : m_plot->yAxis;
+    int best = -1;
+    double bestD = 14.0 * 14.0; // pixels²: close enough to mean that point
+    for (size_t i = 0; i < m_chart.size_bytes.size() && i < ys.size(); ++i) {
+        const double px = xa->coordToPixel(m_chart.size_bytes[i]);
+        const double py = ya->coordToPixel(ys[i]);
+        const double d = (px - pos.x()) * (px - pos.x()) + (py - pos.y()) * (py - pos.y());
+        if (d < bestD) {
+            bestD = d;
+            best = int(i);
+        }
+    }
+    return best;
+}
+
+QString CalibrationView::pointToolTip(int i) const
+{
+    if (i < 0 || size_t(i) >= m_chart.size_bytes.size())
+        return {};
+    const size_t k = size_t(i);
+    QString s = QStringLiteral("<b>%1</b> (%2 B)<br>")
+                    .arg(formatBytes(m_chart.size_bytes[k]))
+                    .arg(m_chart.size_bytes[k], 0, 'f', 0);
+    s += tr("measured: %1 GB/s, %2 µs")
+             .arg(m_chart.measured_busbw_gbps[k], 0, 'f', 2)
+             .arg(m_chart.measured_seconds[k] * 1e6, 0, 'f', 2);
+    if (k < m_chart.fitted_at_points_gbps.size())
+        s += tr("<br>fit: %1 GB/s").arg(m_chart.fitted_at_points_gbps[k], 0, 'f', 2);
+    if (k < m_chart.residual_pct.size())
+        s += tr("<br>residual: %1 %").arg(m_chart.residual_pct[k], 0, 'f', 2);
+    if (k < m_chart.datasheet_at_points_gbps.size())
+        s += tr("<br>datasheet: %1 GB/s").arg(m_chart.datasheet_at_points_gbps[k], 0, 'f', 2);
+    return s;
+}
+
+void CalibrationView::hover(QMouseEvent* event)
+{
+    const int i = nearestPoint(event->position());
+    if (i < 0) {
+        QToolTip::hideText();
+        return;
+    }
+    QToolTip::showText(event->globalPosition().toPoint(), pointToolTip(i), m_plot);
+}
+
+} // namespace paralens

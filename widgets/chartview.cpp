@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/chartview.h"
+#include "widgets/palette.h"
+
+#include <QEvent>
+#include <QMenu>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace paralens {
+
+ChartView::ChartView(QWidget* parent) : QWidget(parent)
+{
+    m_layout = new QVBoxLayout(this);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_layout->setSpacing(2);
+    m_plot = new QCustomPlot(this);
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_plot->setFocusPolicy(Qt::StrongFocus);
+    m_plot->setMinimumSize(200, 120);
+    m_layout->addWidget(m_plot, 1);
+    connect(m_plot, &QWidget::customContextMenuRequested, this, &ChartView::showContextMenu);
+
+    m_message = new QCPItemText(m_plot);
+    m_message->setPositionAlignment(Qt::AlignCenter);
+    m_message->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_message->position->setCoords(0.5, 0.5);
+    m_message->setClipToAxisRect(false);
+    m_message->setVisible(false);
+    m_message->setLayer(QStringLiteral("legend"));
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * 1.2);
+    m_message->setFont(f);
+    palette::applyToPlot(m_plot, palette());
+}
+
+void ChartView::setInvalid(const QString& reason)
+{
+    m_invalidReason = reason;
+    if (reason.isEmpty()) {
+        markValid();
+        return;
+    }
+    clearData();
+    // The chart shows the first broken rule, wrapped; the panel's banner lists them all.
+    const QStringList lines = reason.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QStringList wrapped;
+    QString line;
+    for (const QString& word : lines.value(0).split(QLatin1Char(' '))) {
+        if (!line.isEmpty() && line.size() + word.size() > 48) {
+            wrapped << line;
+            line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+    }
+    wrapped << line;
+    if (lines.size() > 1)
+        wrapped << tr("(and %n more)", nullptr, int(lines.size() - 1));
+    m_message->setText(tr("Plan cannot run:\n%1").arg(wrapped.join(QLatin1Char('\n'))));
+    m_message->setColor(palette::warning(palette()));
+    m_message->setVisible(true);
+    m_plot->replot();
+}
+
+void ChartView::setUpTitleAndLegend()
+{
+    QCustomPlot* p = m_plot;
+    p->plotLayout()->insertRow(0);
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() + 1);
+    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, chartTitle(), titleFont));
+    p->setAccessibleName(chartTitle());
+    p->setAccessibleDescription(toolTip());
+    auto* side = new QCPLayoutGrid;
+    p->plotLayout()->addElement(1, 1, side);
+    p->axisRect()->insetLayout()->take(p->legend);
+    side->addElement(0, 0, p->legend);
+    side->addElement(1, 0, new QCPLayoutElement(p)); // takes the spare height
+    side->setRowStretchFactors({0.001, 1});
+    side->setMargins(QMargins(0, 4, 8, 4));
+    p->plotLayout()->setColumnStretchFactor(1, 0.001);
+    p->legend->setVisible(true);
+    p->legend->setMargins(QMargins(6, 2, 6, 2));
+    p->legend->setRowSpacing(0);
+    palette::applyToPlot(p, palette());
+}
+
+void ChartView::markValid()
+{
+    m_invalidReason.clear();
+    m_message->setVisible(false);
+}
+
+void ChartView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        palette::applyToPlot(m_plot, palette());
+        m_message->setColor(palette::warning(palette()));
+        applyColors();
+        m_plot->replot();
+    }
+    QWidget::changeEvent(event);
+}
+
+void ChartView::showContextMenu(const QPoint& pos)
+{
+    QMenu menu(this);
+    QAction* exportAction = menu.addAction(tr("Export %1…").arg(chartTitle()));
+    exportAction->setToolTip(tr("Save this chart as PNG, SVG or PDF"));
+    if (menu.exec(m_plot->mapToGlobal(pos)) == exportAction)
+        emit exportRequested(this);
+}
+
+} // namespace paralens

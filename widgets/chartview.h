@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include <QWidget>
+
+class QCustomPlot;
+class QCPItemText;
+class QVBoxLayout;
+
+namespace paralens {
+
+/// Common frame of every chart: a QCustomPlot, a message shown instead of data when the plan
+/// is invalid, palette-driven recolouring and an "Export…" context menu.
+class ChartView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ChartView(QWidget* parent = nullptr);
+
+    QCustomPlot* plot() const { return m_plot; }
+    /// Short id used on the command line ("memory", "breakdown", "topology").
+    virtual QString chartId() const = 0;
+    /// Title shown above the chart and in exports.
+    virtual QString chartTitle() const = 0;
+
+    /// Clears the data and shows `reason` in its place; the view stays grey until the next
+    /// setEstimate(). An empty reason shows the data again.
+    void setInvalid(const QString& reason);
+    bool isInvalid() const { return !m_invalidReason.isEmpty(); }
+    QString invalidReason() const { return m_invalidReason; }
+
+signals:
+    void exportRequested(paralens::ChartView* view);
+
+protected:
+    /// Removes every data point (called when the plan becomes invalid).
+    virtual void clearData() = 0;
+    /// Re-applies colours after a palette change.
+    virtual void applyColors() = 0;
+    /// Layout for subclasses that add controls above the plot.
+    QVBoxLayout* layoutBox() const { return m_layout; }
+    /// Puts the chart title above the axis rect and the legend to its right, top-aligned.
+    void setUpTitleAndLegend();
+    /// Call from subclasses after new data: hides the invalid message.
+    void markValid();
+
+    void changeEvent(QEvent* event) override;
+
+private:
+    void showContextMenu(const QPoint& pos);
+
+    QVBoxLayout* m_layout = nullptr;
+    QCustomPlot* m_plot = nullptr;
+    QCPItemText* m_message = nullptr;
+    QString m_invalidReason;
+};
+
+} // namespace paralens

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/headline.h"
+#include "widgets/palette.h"
+#include "widgets/units.h"
+
+#include <QEvent>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace paralens {
+
+QString Headline::figureName(Figure f)
+{
+    switch (f) {
+    case StepTime:
+        return tr("Step time");
+    case TokensPerSecond:
+        return tr("Tokens/s");
+    case Mfu:
+        return tr("MFU");
+    case TflopsPerGpu:
+        return tr("TFLOP/s per GPU");
+    case PeakMemory:
+        return tr("Peak memory");
+    case Fits:
+        return tr("Fits in HBM");
+    case FigureCount:
+        break;
+    }
+    return {};
+}
+
+Headline::Headline(QWidget* parent) : QWidget(parent)
+{
+    setAccessibleName(tr("Headline figures"));
+    auto* row = new QHBoxLayout(this);
+    row->setContentsMargins(4, 2, 4, 2);
+    const QString tips[FigureCount] = {
+        tr("Wall time of one optimizer step"),
+        tr("Training tokens processed per second by the whole cluster"),
+        tr("Model FLOPs utilisation: model FLOP/s over the GPUs' dense peak"),
+        tr("Model FLOP/s achieved per GPU, in 10^12"),
+        tr("Largest per-GPU memory of any pipeline stage, against HBM capacity"),
+        tr("Whether every stage fits in GPU memory"),
+    };
+    for (int i = 0; i < FigureCount; ++i) {
+        auto* card = new QFrame(this);
+        card->setFrameShape(QFrame::StyledPanel);
+        auto* box = new QVBoxLayout(card);
+        box->setContentsMargins(8, 3, 8, 3);
+        box->setSpacing(0);
+        m_names[i] = new QLabel(figureName(static_cast<Figure>(i)), card);
+        m_values[i] = new QLabel(QStringLiteral("—"), card);
+        QFont big = m_values[i]->font();
+        big.setPointSizeF(big.pointSizeF() * 1.5);
+        big.setBold(true);
+        m_values[i]->setFont(big);
+        m_values[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        box->addWidget(m_names[i]);
+        box->addWidget(m_values[i]);
+        card->setToolTip(tips[i]);
+        m_values[i]->setAccessibleName(figureName(static_cast<Figure>(i)));
+        row->addWidget(card, 1);
+    }
+    applyColors();
+}
+
+void Headline::setEstimate(const Estimate& e)
+{
+    m_valid = true;
+    m_fits = e.fits;
+    m_values[StepTime]->setText(units::seconds(e.time.step_seconds));
+    m_values[TokensPerSecond]->setText(units::count(e.throughput.tokens_per_second));
+    m_values[Mfu]->setText(units::percent(e.throughput.mfu));
+    m_values[TflopsPerGpu]->setText(QString::number(e.throughput.tflops_per_gpu, 'f', 0));
+    m_values[PeakMemory]->setText(
+        tr("%1 / %2").arg(units::bytes(e.peak_bytes), units::bytes(e.capacity_bytes)));
+    m_values[Fits]->setText(e.fits ? tr("✔ fits") : tr("✘ OOM (stage %1)").arg(e.peak_stage));
+    m_values[Fits]->setToolTip(QString());
+    applyColors();
+}
+
+void Headline::setInvalid(const QString& reason)
+{
+    m_valid = false;
+    for (QLabel* v : m_values)
+        v->setText(QStringLiteral("—"));
+    m_values[Fits]->setText(tr("invalid plan"));
+    m_values[Fits]->setToolTip(reason);
+    applyColors();
+}
+
+QString Headline::valueText(Figure f) const
+{
+    return m_values[f]->text();
+}
+
+void Headline::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyColors();
+    QWidget::changeEvent(event);
+}
+
+void Headline::applyColors()
+{
+    QPalette p = m_values[Fits]->palette();
+    const QColor c = !m_valid ? palette().color(QPalette::Disabled, QPalette::WindowText)
+                     : m_fits ? palette::ok(palette())
+                              : palette::warning(palette());
+    p.setColor(QPalette::WindowText, c);
+    m_values[Fits]->setPalette(p);
+    for (int i = 0; i < Fits; ++i)
+        m_values[i]->setEnabled(m_valid);
+}
+
+} // namespace paralens

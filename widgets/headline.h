@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/estimate.h"
+
+#include <QWidget>
+
+class QLabel;
+
+namespace paralens {
+
+/// The strip of headline figures: step time, tokens/s, MFU, TFLOP/s per GPU, peak memory
+/// against capacity, and whether the plan fits.
+class Headline : public QWidget
+{
+    Q_OBJECT
+public:
+    enum Figure
+    {
+        StepTime,
+        TokensPerSecond,
+        Mfu,
+        TflopsPerGpu,
+        PeakMemory,
+        Fits,
+        FigureCount
+    };
+    explicit Headline(QWidget* parent = nullptr);
+
+    void setEstimate(const Estimate& estimate);
+    /// Shows dashes instead of numbers (invalid plan) and the reason.
+    void setInvalid(const QString& reason);
+
+    /// The text of one figure's value, as shown (for tests and the report).
+    QString valueText(Figure f) const;
+    static QString figureName(Figure f);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void applyColors();
+
+    QLabel* m_values[FigureCount] = {};
+    QLabel* m_names[FigureCount] = {};
+    bool m_fits = true;
+    bool m_valid = false;
+};
+
+} // namespace paralens

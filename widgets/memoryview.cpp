@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/memoryview.h"
+#include "widgets/palette.h"
+#include "widgets/units.h"
+
+#include <QToolTip>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace paralens {
+namespace {
+
+double partBytes(const StageMemory& s, MemoryView::Part part)
+{
+    switch (part) {
+    case MemoryView::Parameters:
+        return s.parameters;
+    case MemoryView::Gradients:
+        return s.gradients;
+    case MemoryView::OptimizerStates:
+        return s.optimizer_states;
+    case MemoryView::Activations:
+        return s.activations;
+    case MemoryView::Buffers:
+        return s.comm_buffers;
+    case MemoryView::Overhead:
+        return s.runtime_overhead;
+    case MemoryView::PartCount:
+        break;
+    }
+    return 0;
+}
+
+// Colour per part: fixed Okabe–Ito slots so a part keeps its colour in every chart.
+int colorSlot(MemoryView::Part part)
+{
+    constexpr int kSlots[] = {4, 1, 2, 0, 6, 7};
+    return kSlots[part];
+}
+
+// The formula behind each segment, in the notation of MODEL_NOTES.md. Numbers come from core;
+// this only names the terms the core used for these settings.
+QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
+{
+    const ParallelPlan& p = s.parallel;
+    const QString zero =
+        p.zero > 0 ? QObject::tr(", sharded over DP=%1 (ZeRO-%2)").arg(p.shardGroup()).arg(p.zero)
+                   : QString();
+    switch (part) {
+    case MemoryView::Parameters:
+        return QObject::tr("stage parameters × bytes per parameter ÷ TP=%1%2%3")
+            .arg(p.tp)
+            .arg(s.model.isMoe() ? QObject::tr("; routed experts ÷ EP=%1").arg(p.ep) : QString())
+            .arg(p.zero >= 3 ? zero : QString());
+    case MemoryView::Gradients:
+        return QObject::tr("one gradient per local parameter%1%2")
+            .arg(s.training.framework == Framework::Megatron ? QObject::tr(" (fp32 main grads)")
+                                                             : QString())
+            .arg(p.zero >= 2 ? zero : QString());
+    case MemoryView::OptimizerStates:
+        return QObject::tr("%1 per local parameter%2%3")
+            .arg(s.training.optimizer == Optimizer::Adam
+                     ? QObject::tr("fp32 master + 2 Adam moments")
+                     : QObject::tr("fp32 master + momentum"))
+            .arg(p.zero >= 1 ? zero : QString())
+            .arg(p.offload_optimizer ? QObject::tr(", offloaded to host") : QString());
+    case MemoryView::Activations: {
+        QString perLayer;
+        if (s.training.recompute == Recompute::Full)
+            perLayer =
+                p.sequence_parallel ? QStringLiteral("2·s·b·h/t") : QStringLiteral("2·s·b·h");
+        else if (p.sequence_parallel)
+            perLayer = QStringLiteral("s·b·h·34/t");
+        else
+            perLayer = QStringLiteral("s·b·h·(10 + 24/t)");
+        return QObject::tr("Korthikanti et al. 2022: %1 per layer ÷ CP=%2, × %3 layers × %4 "
+                           "micro-batches in flight (s=%5, b=%6, t=%7)")
+            .arg(perLayer)
+            .arg(p.cp)
+            .arg(st.layers)
+            .arg(st.inflight_microbatches, 0, 'g', 4)
+            .arg(s.training.seq_len)
+            .arg(s.training.micro_batch)
+            .arg(p.tp);
+    }
+    case MemoryView::Buffers:
+        return QObject::tr("NCCL communicator buffers and gradient buckets");
+    case MemoryView::Overhead:
+        return QObject::tr("CUDA context and allocator slack");
+    case MemoryView::PartCount:
+        break;
+    }
+    return {};
+}
+
+} // namespace
+
+QString MemoryView::partName(Part part)
+{
+    switch (part) {
+    case Parameters:
+        return tr("Parameters");
+    case Gradients:
+        return tr("Gradients");
+    case OptimizerStates:
+        return tr("Optimizer states");
+    case Activations:
+        return tr("Activations");
+    case Buffers:
+        return tr("Comm buffers");
+    case Overhead:
+        return tr("Runtime overhead");
+    case PartCount:
+        break;
+    }
+    return {};
+}
+
+MemoryView::MemoryView(QWidget* parent) : ChartView(parent)
+{
+    setAccessibleName(tr("Memory per GPU by pipeline stage"));
+    setToolTip(tr("Memory each GPU of a pipeline stage holds; hover a segment for exact bytes"));
+    QCustomPlot* p = plot();
+    setUpTitleAndLegend();
+    p->xAxis->setLabel(tr("Pipeline stage"));
+    p->yAxis->setLabel(tr("GiB per GPU"));
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    p->xAxis->setTicker(ticker);
+    p->xAxis->grid()->setVisible(false);
+
+    QCPBars* below = nullptr;
+    for (int i = 0; i < PartCount; ++i) {
+        auto* bars = new QCPBars(p->xAxis, p->yAxis);
+        bars->setName(partName(static_cast<Part>(i)));
+        bars->setWidthType(QCPBars::wtPlotCoords);
+        bars->setWidth(0.7);
+        bars->setStackingGap(0);
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        m_bars[static_cast<std::size_t>(i)] = bars;
+    }
+    m_over = new QCPGraph(p->xAxis, p->yAxis);
+    m_over->setName(tr("Over capacity"));
+    m_over->setLineStyle(QCPGraph::lsNone);
+
+    m_capacityLine = new QCPItemStraightLine(p);
+    m_capacityLabel = new QCPItemText(p);
+    m_capacityLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    m_capacityLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    m_capacityLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_capacityLine->setVisible(false);
+    m_capacityLabel->setVisible(false);
+
+    connect(p, &QCustomPlot::mouseMove, this, &MemoryView::onMouseMove);
+    applyColors();
+}
+
+void MemoryView::applyColors()
+{
+    const QColor edge = palette().color(QPalette::Base);
+    for (int i = 0; i < PartCount; ++i) {
+        QColor c = palette::categorical(colorSlot(static_cast<Part>(i)));
+        m_bars[static_cast<std::size_t>(i)]->setBrush(c);
+        m_bars[static_cast<std::size_t>(i)]->setPen(QPen(edge, 1));
+    }
+    const QColor warn = palette::warning(palette());
+    m_over->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, warn, warn, 11));
+    m_over->setPen(QPen(warn));
+    m_capacityLine->setPen(QPen(palette().color(QPalette::Text), 1.5, Qt::DashLine));
+    m_capacityLabel->setColor(palette().color(QPalette::Text));
+}
+
+void MemoryView::clearData()
+{
+    for (QCPBars* b : m_bars)
+        b->data()->clear();
+    m_over->data()->clear();
+    m_capacityLine->setVisible(false);
+    m_capacityLabel->setVisible(false);
+    m_estimate = Estimate{};
+}
+
+void MemoryView::setEstimate(const Estimate& estimate, const Scenario& scenario)
+{
+    m_estimate = estimate;
+    m_scenario = scenario;
+    markValid();
+    const int n = static_cast<int>(estimate.stages.size());
+    QVector<double> keys(n);
+    for (int s = 0; s < n; ++s)
+        keys[s] = s;
+    double top = 0;
+    QVector<double> overKeys, overValues;
+    for (int part = 0; part < PartCount; ++part) {
+        QVector<double> values(n);
+        for (int s = 0; s < n; ++s)
+            values[s] =
+                partBytes(estimate.stages[static_cast<std::size_t>(s)], static_cast<Part>(part)) /
+                units::kGiB;
+        m_bars[static_cast<std::size_t>(part)]->setData(keys, values, true);
+    }
+    m_capacityGiB = estimate.capacity_bytes / units::kGiB;
+    for (int s = 0; s < n; ++s) {
+        const double total = estimate.stages[static_cast<std::size_t>(s)].total() / units::kGiB;
+        top = std::max(top, total);
+        if (estimate.capacity_bytes > 0 && total > m_capacityGiB) {
+            overKeys << s;
+            overValues << total;
+        }
+    }
+    m_over->setData(overKeys, overValues, true);
+    top = std::max(top, m_capacityGiB);
+    plot()->yAxis->setRange(0, top > 0 ? top * 1.12 : 1);
+    plot()->xAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
+    auto ticker = qSharedPointerCast<QCPAxisTickerFixed>(plot()->xAxis->ticker());
+    ticker->setTickStep(std::max(1.0, std::ceil(n / 16.0)));
+
+    const bool hasCapacity = estimate.capacity_bytes > 0;
+    m_capacityLine->setVisible(hasCapacity);
+    m_capacityLabel->setVisible(hasCapacity);
+    if (hasCapacity) {
+        m_capacityLine->point1->setCoords(-1, m_capacityGiB);
+        m_capacityLine->point2->setCoords(1, m_capacityGiB);
+        m_capacityLabel->position->setCoords(0.99, m_capacityGiB);
+        m_capacityLabel->setText(tr("HBM capacity %1").arg(units::bytes(estimate.capacity_bytes)));
+    }
+}
+
+int MemoryView::stageCount() const
+{
+    return m_bars[0]->data()->size();
+}
+
+double MemoryView::segmentGiB(Part part, int stage) const
+{
+    const auto& data = m_bars[static_cast<std::size_t>(part)]->data();
+    if (stage < 0 || stage >= data->size())
+        return 0;
+    return data->at(stage)->value;
+}
+
+int MemoryView::overCapacityCount() const
+{
+    return m_over->data()->size();
+}
+
+QString MemoryView::tooltipText(Part part, int stage) const
+{
+    if (stage < 0 || stage >= static_cast<int>(m_estimate.stages.size()))
+        return {};
+    const StageMemory& st = m_estimate.stages[static_cast<std::size_t>(stage)];
+    const double b = partBytes(st, part);
+    return tr("<b>Stage %1 · %2</b><br>%3 (%4)<br><i>%5</i><br>Stage total %6 of %7")
+        .arg(stage)
+        .arg(partName(part), units::bytes(b), units::exactBytes(b),
+             formula(part, m_scenario, st).toHtmlEscaped(), units::bytes(st.total()),
+             units::bytes(m_estimate.capacity_bytes));
+}
+
+void MemoryView::onMouseMove(QMouseEvent* event)
+{
+    if (isInvalid() || m_estimate.stages.empty()) {
+        QToolTip::hideText();
+        return;
+    }
+    const QPointF pos = event->position();
+    const double key = plot()->xAxis->pixelToCoord(pos.x());
+    const double value = plot()->yAxis->pixelToCoord(pos.y());
+    const int stage = static_cast<int>(std::lround(key));
+    if (stage < 0 || stage >= stageCount() || std::abs(key - stage) > 0.35 || value < 0) {
+        QToolTip::hideText();
+        return;
+    }
+    double base = 0;
+    for (int part = 0; part < PartCount; ++part) {
+        const double v = segmentGiB(static_cast<Part>(part), stage);
+        if (value >= base && value < base + v) {
+            QToolTip::showText(event->globalPosition().toPoint(),
+                               tooltipText(static_cast<Part>(part), stage), plot());
+            return;
+        }
+        base += v;
+    }
+    QToolTip::hideText();
+}
+
+} // namespace paralens

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/searchview.h"
+#include "core/error.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <qcustomplot.h>
+
+#include <map>
+
+namespace paralens {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+constexpr int kSortRole = Qt::UserRole;
+constexpr int kPlanRole = Qt::UserRole + 1;
+
+// Categorical colours (Tableau 10), readable on light and dark backgrounds.
+const QColor kColours[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0xe15759), QColor(0x76b7b2),
+                           QColor(0x59a14f), QColor(0xedc948), QColor(0xb07aa1), QColor(0xff9da7),
+                           QColor(0x9c755f), QColor(0xbab0ac)};
+
+struct Column
+{
+    const char* title;
+    const char* tip;
+};
+const Column kColumns[] = {
+    {"#", "rank by tokens/s"},
+    {"tokens/s", "training throughput"},
+    {"MFU", "model FLOPs utilisation of the dense peak"},
+    {"peak GiB", "peak memory per GPU over the pipeline stages"},
+    {"step s", "seconds per optimizer step"},
+    {"TP", "tensor parallel"},
+    {"PP", "pipeline parallel"},
+    {"DP", "data parallel"},
+    {"CP", "context parallel"},
+    {"EP", "expert parallel"},
+    {"schedule", "pipeline schedule"},
+    {"v", "virtual stages (model chunks per GPU)"},
+    {"mb", "micro-batch size (sequences)"},
+    {"ZeRO", "ZeRO stage (1 = distributed optimizer, 3 = FSDP)"},
+    {"shard", "ZeRO shard group (all = the whole DP group)"},
+    {"recompute", "activation recomputation"},
+    {"SP", "sequence parallel"},
+    {"offload", "optimizer offload to the host"},
+};
+
+QStandardItem* cell(const QString& text, double sortValue)
+{
+    auto* item = new QStandardItem(text);
+    item->setData(sortValue, kSortRole);
+    item->setEditable(false);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+QStandardItem* textCell(const QString& text)
+{
+    auto* item = new QStandardItem(text);
+    item->setData(text, kSortRole);
+    item->setEditable(false);
+    return item;
+}
+
+QString name(std::string_view s)
+{
+    return QString::fromLatin1(s.data(), qsizetype(s.size()));
+}
+
+/// The colour dimension's value of a plan: a sort key and a legend label.
+std::pair<double, QString> dimension(const SearchPlan& p, SearchView::ColourBy c)
+{
+    const ParallelPlan& pl = p.parallel;
+    switch (c) {
+    case SearchView::ColourBy::TP:
+        return {pl.tp, QString("TP %1").arg(pl.tp)};
+    case SearchView::ColourBy::PP:
+        return {pl.pp, QString("PP %1").arg(pl.pp)};
+    case SearchView::ColourBy::DP:
+        return {pl.dp, QString("DP %1").arg(pl.dp)};
+    case SearchView::ColourBy::CP:
+        return {pl.cp, QString("CP %1").arg(pl.cp)};
+    case SearchView::ColourBy::EP:
+        return {pl.ep, QString("EP %1").arg(pl.ep)};
+    case SearchView::ColourBy::Schedule:
+        return {double(pl.schedule), name(toString(pl.schedule))};
+    case SearchView::ColourBy::Zero:
+        return {pl.zero, QString("ZeRO %1").arg(pl.zero)};
+    case SearchView::ColourBy::Recompute:
+        return {double(p.training.recompute), name(toString(p.training.recompute))};
+    case SearchView::ColourBy::MicroBatch:
+        return {p.training.micro_batch, QString("mb %1").arg(p.training.micro_batch)};
+    }
+    return {0, QString()};
+}
+
+} // namespace
+
+SearchView::SearchView(QWidget* parent) : QWidget(parent)
+{
+    m_start = new QPushButton(tr("Search"), this);
+    m_start->setAccessibleName(tr("Start the configuration search"));
+    m_stop = new QPushButton(tr("Cancel"), this);
+    m_stop->setAccessibleName(tr("Cancel the configuration search"));
+    m_stop->setEnabled(false);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(false);
+    m_progress->setAccessibleName(tr("Search progress"));
+    m_status = new QLabel(tr("Search every valid plan for this model, cluster and batch."), this);
+    m_colour = new QComboBox(this);
+    m_colour->setAccessibleName(tr("Colour plans by"));
+    for (const char* c :
+         {"TP", "PP", "DP", "CP", "EP", "schedule", "ZeRO stage", "recompute", "micro-batch"})
+        m_colour->addItem(tr("Colour by %1").arg(QString::fromLatin1(c)));
+
+    m_plot = new QCustomPlot(this);
+    m_plot->setAccessibleName(tr("Plans: tokens per second against peak memory per GPU"));
+    m_plot->setMinimumHeight(260);
+    m_plot->xAxis->setLabel(tr("peak memory per GPU (GiB)"));
+    m_plot->yAxis->setLabel(tr("tokens/s"));
+    m_plot->legend->setVisible(true);
+    // The legend sits right of the axes so that it never hides plans.
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(0, 1, m_plot->legend);
+    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    m_plot->legend->setMaximumSize(QSize(200, QWIDGETSIZE_MAX));
+
+    m_model = new QStandardItemModel(this);
+    QStringList headers;
+    for (const Column& c : kColumns)
+        headers << tr(c.title);
+    m_model->setHorizontalHeaderLabels(headers);
+    for (int i = 0; i < int(std::size(kColumns)); ++i)
+        m_model->horizontalHeaderItem(i)->setToolTip(tr(kColumns[i].tip));
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(kSortRole);
+    m_table = new QTableView(this);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(0, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->setAccessibleName(tr("Top plans; click one to load it"));
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_start);
+    bar->addWidget(m_stop);
+    bar->addWidget(m_progress, 1);
+    bar->addWidget(m_colour);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_plot);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+
+    connect(m_start, &QPushButton::clicked, this, &SearchView::start);
+    connect(m_stop, &QPushButton::clicked, this, &SearchView::cancel);
+    connect(m_colour, &QComboBox::currentIndexChanged, this, &SearchView::replot);
+    connect(m_table, &QTableView::clicked, this, &SearchView::rowClicked);
+    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &SearchView::onFinished);
+}
+
+SearchView::~SearchView()
+{
+    m_cancel = true;
+    m_watcher.waitForFinished();
+}
+
+void SearchView::setSpace(const SearchSpace& space)
+{
+    m_space = space;
+}
+
+void SearchView::setColourBy(ColourBy c)
+{
+    m_colour->setCurrentIndex(int(c));
+}
+
+bool SearchView::isRunning() const
+{
+    return m_watcher.isRunning();
+}
+
+void SearchView::start()
+{
+    if (isRunning())
+        return;
+    m_cancel = false;
+    m_error.clear();
+    m_start->setEnabled(false);
+    m_stop->setEnabled(true);
+    m_progress->setValue(0);
+    m_status->setText(tr("Searching…"));
+
+    SearchOptions options;
+    options.top_k = m_topK;
+    options.sample = m_sample;
+    options.threads = m_threads;
+    options.cancel = &m_cancel;
+    // Called on the searching thread: hand the figures to the GUI thread, never touch widgets.
+    options.progress = [this](double fraction, std::uint64_t evaluated) {
+        QMetaObject::invokeMethod(
+            this, [this, fraction, evaluated] { onProgress(fraction, quint64(evaluated)); },
+            Qt::QueuedConnection);
+        return true;
+    };
+    const SearchSpace space = m_space;
+    m_watcher.setFuture(QtConcurrent::run([space, options]() {
+        Outcome out;
+        try {
+            out.result = search(space, options);
+        } catch (const InputError& e) {
+            out.error = QString::fromStdString(e.what());
+        }
+        return out;
+    }));
+}
+
+void SearchView::cancel()
+{
+    m_cancel = true;
+}
+
+void SearchView::onProgress(double fraction, quint64 evaluated)
+{
+    if (!isRunning())
+        return;
+    m_progress->setValue(int(fraction * 1000));
+    m_status->setText(tr("Searching… %1 plans evaluated (%2 %)")
+                          .arg(QLocale().toString(evaluated))
+                          .arg(fraction * 100, 0, 'f', 0));
+}
+
+void SearchView::onFinished()
+{
+    const Outcome out = m_watcher.result();
+    m_result = out.result;
+    m_error = out.error;
+    m_start->setEnabled(true);
+    m_stop->setEnabled(false);
+    if (!m_error.isEmpty()) {
+        m_progress->setValue(0);
+        m_status->setText(tr("Cannot search: %1").arg(m_error));
+    } else {
+        const SearchResult& r = m_result;
+        m_progress->setValue(r.cancelled ? m_progress->value() : 1000);
+        QString text = tr("%1 plans evaluated, %2 fit, in %3 s")
+                           .arg(QLocale().toString(quint64(r.evaluated)))
+                           .arg(QLocale().toString(quint64(r.feasible)))
+                           .arg(r.seconds, 0, 'f', 2);
+        if (r.cancelled)
+            text = tr("Cancelled: ") + text;
+        else if (r.results.empty())
+            text += r.evaluated == 0 ? tr(" — no valid plan for these pins")
+                                     : tr(" — no plan fits in GPU memory");
+        m_status->setText(text);
+    }
+    fillTable();
+    replot();
+    emit finished();
+}
+
+void SearchView::fillTable()
+{
+    m_model->removeRows(0, m_model->rowCount());
+    const auto& plans = m_result.results;
+    for (int i = 0; i < int(plans.size()); ++i) {
+        const SearchPlan& p = plans[std::size_t(i)];
+        const ParallelPlan& pl = p.parallel;
+        QList<QStandardItem*> row;
+        QStandardItem* rank = cell(QString::number(i + 1), i + 1);
+        rank->setData(i, kPlanRole);
+        row << rank << cell(QLocale().toString(p.tokens_per_second, 'f', 0), p.tokens_per_second)
+            << cell(QString::number(100 * p.mfu, 'f', 1) + " %", p.mfu)
+            << cell(QString::number(p.peak_bytes / kGiB, 'f', 1), p.peak_bytes)
+            << cell(QString::number(p.step_seconds, 'f', 3), p.step_seconds)
+            << cell(QString::number(pl.tp), pl.tp) << cell(QString::number(pl.pp), pl.pp)
+            << cell(QString::number(pl.dp), pl.dp) << cell(QString::number(pl.cp), pl.cp)
+            << cell(QString::number(pl.ep), pl.ep) << textCell(name(toString(pl.schedule)))
+            << cell(QString::number(pl.virtual_stages), pl.virtual_stages)
+            << cell(QString::number(p.training.micro_batch), p.training.micro_batch)
+            << cell(QString::number(pl.zero), pl.zero)
+            << (pl.zero > 0 && pl.shard_group > 0
+                    ? cell(QString::number(pl.shard_group), pl.shard_group)
+                    : cell(tr("all"), pl.dp))
+            << textCell(name(toString(p.training.recompute)))
+            << textCell(pl.sequence_parallel ? tr("on") : tr("off"))
+            << textCell(pl.offload_optimizer ? tr("on") : tr("off"));
+        m_model->appendRow(row);
+    }
+    m_table->resizeColumnsToContents();
+}
+
+void SearchView::replot()
+{
+    m_plot->clearGraphs();
+    m_plot->clearItems();
+    const auto by = ColourBy(std::max(0, m_colour->currentIndex()));
+    struct Series
+    {
+        QString label;
+        QVector<double> x, y;
+    };
+    std::map<double, Series> groups;
+    auto add = [&](const SearchPlan& p) {
+        const auto [key, label] = dimension(p, by);
+        Series& s = groups[key];
+        s.label = label;
+        s.x << p.peak_bytes / kGiB;
+        s.y << p.tokens_per_second;
+    };
+    for (const SearchPlan& p : m_result.sample)
+        add(p);
+    for (const SearchPlan& p : m_result.results)
+        add(p);
+    int i = 0;
+    for (auto& [key, s] : groups) {
+        QCPGraph* g = m_plot->addGraph();
+        g->setName(s.label);
+        g->setLineStyle(QCPGraph::lsNone);
+        const QColor c = kColours[i++ % int(std::size(kColours))];
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 4));
+        g->setData(s.x, s.y);
+    }
+    if (!m_result.pareto.empty()) {
+        QVector<double> x, y;
+        for (const SearchPlan& p : m_result.pareto) {
+            x << p.peak_bytes / kGiB;
+            y << p.tokens_per_second;
+        }
+        QCPGraph* front = m_plot->addGraph();
+        front->setName(tr("Pareto front"));
+        front->setPen(QPen(palette().color(QPalette::WindowText), 1.5));
+        front->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
+        front->setData(x, y, true);
+    }
+    const double capacity = m_space.base.cluster.gpu.memory_gib;
+    if (capacity > 0 && m_plot->graphCount() > 0) {
+        auto* line = new QCPItemStraightLine(m_plot);
+        line->point1->setCoords(capacity, 0);
+        line->point2->setCoords(capacity, 1);
+        line->setPen(QPen(palette().color(QPalette::Mid), 1, Qt::DashLine));
+    }
+    m_plot->rescaleAxes();
+    if (capacity > 0)
+        m_plot->xAxis->setRange(0, capacity * 1.05);
+    m_plot->yAxis->setRange(0, m_plot->yAxis->range().upper * 1.05);
+    m_plot->replot();
+}
+
+void SearchView::rowClicked(const QModelIndex& index)
+{
+    if (!index.isValid())
+        return;
+    const QModelIndex source = m_proxy->mapToSource(index);
+    const QVariant plan = m_model->item(source.row(), 0)->data(kPlanRole);
+    const int i = plan.toInt();
+    if (!plan.isValid() || i < 0 || i >= int(m_result.results.size()))
+        return;
+    emit planChosen(scenarioFor(m_space, m_result.results[std::size_t(i)]));
+}
+
+} // namespace paralens

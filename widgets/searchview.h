@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/search.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include <atomic>
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QStandardItemModel;
+class QTableView;
+
+namespace paralens {
+
+/// The configuration search view (issue 7): a Search / Cancel pair with a progress bar, a
+/// scatter of plans (tokens/s against peak memory per GPU, coloured by a dimension picked in a
+/// combo) with the Pareto front drawn as a line, and a sortable table of the top plans.
+/// The search runs off the GUI thread (QtConcurrent); progress is marshalled back with
+/// QMetaObject::invokeMethod. Clicking a table row emits planChosen().
+class SearchView : public QWidget
+{
+    Q_OBJECT
+public:
+    /// Dimensions the scatter can be coloured by (the combo's order).
+    enum class ColourBy
+    {
+        TP,
+        PP,
+        DP,
+        CP,
+        EP,
+        Schedule,
+        Zero,
+        Recompute,
+        MicroBatch
+    };
+
+    explicit SearchView(QWidget* parent = nullptr);
+    /// Cancels a running search and waits for it (milliseconds).
+    ~SearchView() override;
+
+    /// The problem to search (model, cluster, gpus, global batch, seq_len, pins). Does not start.
+    void setSpace(const SearchSpace& space);
+    const SearchSpace& space() const { return m_space; }
+    /// Rows in the table (top K); default 100.
+    void setTopK(int k) { m_topK = k; }
+    /// Plans drawn at random for the scatter, besides the top K and the front; default 3000.
+    void setSampleSize(int n) { m_sample = n; }
+    /// Worker threads (0 = all cores).
+    void setThreads(unsigned n) { m_threads = n; }
+    void setColourBy(ColourBy c);
+
+    /// Starts the search of space(); ignored while one runs.
+    void start();
+    /// Asks a running search to stop; finished() follows within milliseconds.
+    void cancel();
+    bool isRunning() const;
+    /// The last finished search (empty before the first one).
+    const SearchResult& result() const { return m_result; }
+    /// The message of the last search that could not start (bad problem), or empty.
+    QString errorText() const { return m_error; }
+
+    QTableView* table() const { return m_table; }
+    QCustomPlot* plot() const { return m_plot; }
+
+signals:
+    /// The user clicked a row: the full scenario of that plan, ready to load into the explorer.
+    void planChosen(const paralens::Scenario& scenario);
+    /// A search ended (complete, cancelled or failed); result() / errorText() hold the outcome.
+    void finished();
+
+private:
+    struct Outcome
+    {
+        SearchResult result;
+        QString error;
+    };
+    void onProgress(double fraction, quint64 evaluated);
+    void onFinished();
+    void fillTable();
+    void replot();
+    void rowClicked(const QModelIndex& index);
+
+    SearchSpace m_space;
+    SearchResult m_result;
+    QString m_error;
+    int m_topK = 100;
+    int m_sample = 3000;
+    unsigned m_threads = 0;
+    std::atomic<bool> m_cancel{false};
+    QFutureWatcher<Outcome> m_watcher;
+
+    QPushButton* m_start = nullptr;
+    QPushButton* m_stop = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    QComboBox* m_colour = nullptr;
+    QCustomPlot* m_plot = nullptr;
+    QStandardItemModel* m_model = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QTableView* m_table = nullptr;
+};
+
+} // namespace paralens

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include <QString>
+
+namespace paralens::units {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+/// "78.3 GiB", "512.0 MiB": one decimal, binary prefixes.
+QString bytes(double b);
+/// Exact byte count with thousands separators: "84,021,927,936 B".
+QString exactBytes(double b);
+/// "12.4 s", "873 ms", "41.2 µs": three significant digits.
+QString seconds(double s);
+/// "1.23 M", "45.6 k": three significant digits with SI suffix.
+QString count(double n);
+/// "43.1 %".
+QString percent(double fraction);
+
+} // namespace paralens::units
