@@ -2,6 +2,7 @@
 #include "app/calibrationpanel.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "widgets/calibrationview.h"
 
 #include <QCoreApplication>
@@ -193,15 +194,11 @@ bool CalibrationPanel::importFiles(const QStringList& paths)
         next.created = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
     }
     for (const QString& path : paths) {
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly)) {
-            showError(tr("Could not import %1: %2").arg(path, f.errorString()));
-            return false;
-        }
-        const QByteArray bytes = f.readAll();
-        const std::string_view text(bytes.constData(), size_t(bytes.size()));
         const std::string source = path.toStdString();
         try {
+            // Refused by size before reading (docs/limits.md): logs and profiles share 64 MiB.
+            const std::string text = readInputFile(source, kMaxNcclLogFileBytes, "file", source);
+            const QByteArray bytes = QByteArray::fromRawData(text.data(), qsizetype(text.size()));
             if (!looksLikeNcclLog(text) && bytes.trimmed().startsWith('{')) {
                 mergeProfile(next, parseProfile(text, source));
             } else {
