@@ -2,6 +2,7 @@
 #include "app/mainwindow.h"
 #include "app/document.h"
 #include "app/export.h"
+#include "app/tooldocks.h"
 #include "core/evaluate.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
@@ -165,6 +166,7 @@ void MainWindow::createActions()
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
+    m_tools = new ToolDocks(this, m_doc, menuBar()->addMenu(tr("&Tools")));
     updateRecentMenu();
 }
 

@@ -49,6 +49,7 @@ public:
     TopologyView* topologyView() const { return m_topology; }
     Headline* headline() const { return m_headline; }
     Evaluator* evaluator() const { return m_evaluator; }
+    class ToolDocks* toolDocks() const { return m_tools; }
     QList<ChartView*> charts() const;
     /// The evaluation the views show now.
     const Evaluation& shown() const { return m_shown; }
@@ -90,6 +91,7 @@ private:
     TopologyView* m_topology = nullptr;
     QLabel* m_status = nullptr;
     QMenu* m_recentMenu = nullptr;
+    class ToolDocks* m_tools = nullptr;
     Evaluation m_shown;
 };
 

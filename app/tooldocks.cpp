@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/tooldocks.h"
+#include "app/calibrationpanel.h"
+#include "app/document.h"
+#include "core/search.h"
+#include "widgets/searchview.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMainWindow>
+#include <QMenu>
+
+namespace paralens {
+namespace {
+
+QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title,
+                     const QString& name, QMenu* menu, const QKeySequence& shortcut)
+{
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(name);
+    dock->setWidget(content);
+    window->addDockWidget(Qt::RightDockWidgetArea, dock);
+    dock->hide(); // tools open on demand; the explorer views keep the room
+    QAction* toggle = dock->toggleViewAction();
+    toggle->setShortcut(shortcut);
+    menu->addAction(toggle);
+    return dock;
+}
+
+} // namespace
+
+ToolDocks::ToolDocks(QMainWindow* window, Document* doc, QMenu* toolsMenu)
+    : QObject(window), m_doc(doc), m_search(new SearchView(window)),
+      m_calibration(new CalibrationPanel(window))
+{
+    m_search->setAccessibleName(tr("Configuration search"));
+    m_calibration->setAccessibleName(tr("Calibration"));
+    QDockWidget* search =
+        addDock(window, m_search, tr("Search plans"), QStringLiteral("SearchDock"), toolsMenu,
+                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+    QDockWidget* calibration =
+        addDock(window, m_calibration, tr("Calibration"), QStringLiteral("CalibrationDock"),
+                toolsMenu, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    window->tabifyDockWidget(search, calibration);
+
+    // A chosen plan replaces the document's plan and batch split as one undoable edit.
+    connect(m_search, &SearchView::planChosen, this, [this](const Scenario& chosen) {
+        Scenario s = m_doc->scenario();
+        s.parallel = chosen.parallel;
+        s.training = chosen.training;
+        m_doc->edit(s, QStringLiteral("search plan"));
+    });
+    // A saved or loaded profile becomes the scenario's calibration (undoable); an unsaved
+    // import has no path to point at yet.
+    connect(m_calibration, &CalibrationPanel::profileChanged, this, [this](const QString& path) {
+        if (path.isEmpty())
+            return;
+        Scenario s = m_doc->scenario();
+        s.calibration = QFileInfo(path).absoluteFilePath().toStdString();
+        if (s.calibration != m_doc->scenario().calibration)
+            m_doc->edit(s, QStringLiteral("calibration"));
+    });
+    connect(m_doc, &Document::scenarioChanged, this, &ToolDocks::followDocument);
+    followDocument();
+}
+
+void ToolDocks::followDocument()
+{
+    const Scenario& s = m_doc->scenario();
+    m_calibration->setCluster(s.cluster);
+    if (m_search->isRunning())
+        return; // the running search keeps its problem; the next run takes the new one
+    SearchSpace space;
+    space.base = s;
+    m_search->setSpace(space);
+}
+
+} // namespace paralens

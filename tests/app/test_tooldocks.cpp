@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Search and Calibration docks of the main window: the Tools menu shows them, a plan
+// chosen in the search and a saved profile change the document as undoable edits.
+#include "app/calibrationpanel.h"
+#include "app/document.h"
+#include "app/mainwindow.h"
+#include "app/tooldocks.h"
+#include "core/calibration.h"
+#include "core/scenario_io.h"
+#include "widgets/searchview.h"
+
+#include <QDockWidget>
+#include <QMenuBar>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace paralens;
+
+class TestToolDocks : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void toolsMenuTogglesBothDocks()
+    {
+        MainWindow w;
+        w.show();
+        QMenu* tools = nullptr;
+        for (QAction* a : w.menuBar()->actions())
+            if (a->text() == "&Tools")
+                tools = a->menu();
+        QVERIFY(tools);
+        QCOMPARE(tools->actions().size(), 2);
+        auto* search = w.findChild<QDockWidget*>("SearchDock");
+        auto* calibration = w.findChild<QDockWidget*>("CalibrationDock");
+        QVERIFY(search && calibration);
+        QVERIFY(!search->isVisible()); // closed until asked for
+        tools->actions().at(0)->trigger();
+        QVERIFY(search->isVisible());
+    }
+
+    void chosenPlanIsOneUndoableEdit()
+    {
+        MainWindow w;
+        Document* doc = w.document();
+        const Scenario before = doc->scenario();
+        Scenario chosen = before;
+        chosen.parallel.pp = 8;
+        chosen.parallel.dp = 1;
+        chosen.parallel.virtual_stages = 1;
+        chosen.parallel.schedule = Schedule::OneF1B;
+        chosen.training.micro_batch = 2;
+        chosen.model.name = "ignored"; // only the plan and batch split are taken
+        emit w.toolDocks()->searchView()->planChosen(chosen);
+        QCOMPARE(doc->scenario().parallel.pp, 8);
+        QCOMPARE(doc->scenario().training.micro_batch, 2);
+        QCOMPARE(doc->scenario().model.name, before.model.name);
+        QVERIFY(doc->isModified());
+        doc->undoStack()->undo();
+        QCOMPARE(doc->scenario().parallel.pp, before.parallel.pp);
+        QCOMPARE(doc->scenario().training.micro_batch, before.training.micro_batch);
+    }
+
+    void savedProfileBecomesTheCalibration()
+    {
+        QTemporaryDir dir;
+        MainWindow w;
+        Document* doc = w.document();
+        QVERIFY(doc->scenario().calibration.empty());
+        CalibrationPanel* panel = w.toolDocks()->calibrationPanel();
+        emit panel->profileChanged(QString()); // an unsaved import names no file
+        QVERIFY(doc->scenario().calibration.empty());
+        const QString path = dir.filePath("cluster.json");
+        emit panel->profileChanged(path);
+        QCOMPARE(QString::fromStdString(doc->scenario().calibration), path);
+        doc->undoStack()->undo();
+        QVERIFY(doc->scenario().calibration.empty());
+    }
+};
+
+QTEST_MAIN(TestToolDocks)
+#include "test_tooldocks.moc"
