@@ -12,6 +12,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace paralens {
@@ -502,6 +503,11 @@ SearchResult search(const SearchSpace& space, const SearchOptions& options)
     std::uint64_t total = 0;
     std::vector<Inner> inners;
     const std::vector<Item> items = enumerateItems(space, inners, total);
+    if (total > options.max_plans)
+        throw InputError("gpus", "the search space has " + std::to_string(total) +
+                                     " plans, more than the limit of " +
+                                     std::to_string(options.max_plans) +
+                                     ": pin some dimensions (e.g. --tp, --pp, --micro-batch)");
 
     unsigned n = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
     n = std::max(1u, std::min<unsigned>(n, unsigned(std::max<std::size_t>(1, items.size()))));

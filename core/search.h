@@ -15,6 +15,9 @@ namespace paralens {
 /// ModelConstants{} with the pipeline simulator off (closed-form bubble and in-flight counts).
 ModelConstants screeningConstants();
 
+/// Default limit on the plans one search enumerates (docs/limits.md).
+inline constexpr std::uint64_t kMaxSearchPlans = 200'000'000;
+
 /// The problem a search solves and the dimensions it may vary (issue 7).
 ///
 /// `base` gives the model, cluster, GPU count and the training settings that are not searched
@@ -81,6 +84,9 @@ struct SearchOptions
     /// the top K is then re-sorted and the front re-filtered. Off only for tests that compare
     /// the screening with a brute-force loop.
     bool rescore = true;
+    /// A space with more runnable-or-not plans than this is refused with an InputError
+    /// before any is scored (about two minutes of work on two cores); pin dimensions instead.
+    std::uint64_t max_plans = kMaxSearchPlans;
     /// Skip the full evaluate() of plans whose model states alone exceed the GPU memory (they
     /// cannot fit, so they are never in the top K or on the front). Off only for tests.
     bool prune = true;

@@ -266,7 +266,22 @@ private slots:
     void badProblemNamesField();
     void impossiblePinGivesNoPlans();
     void rescoredPlansEqualEval();
+    void oversizedSpaceIsRefused();
 };
+
+void TestSearch::oversizedSpaceIsRefused()
+{
+    const SearchSpace sp = space(tinyDense(), smallH100(6), 16, 32, 2048);
+    SearchOptions opt;
+    opt.max_plans = 100; // the tiny space has thousands
+    try {
+        search(sp, opt);
+        QFAIL("a space above max_plans must be refused");
+    } catch (const InputError& e) {
+        QCOMPARE(e.field(), std::string("gpus"));
+        QVERIFY(std::string(e.what()).find("more than the limit of 100") != std::string::npos);
+    }
+}
 
 // With rescoring on (the default), every returned figure is the full evaluate()'s, the
 // simulator included, and the lists keep their order and front properties.
