@@ -45,14 +45,16 @@ int colorSlot(MemoryView::Part part)
 QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
 {
     const ParallelPlan& p = s.parallel;
-    const QString zero =
-        p.zero > 0 ? QObject::tr(", sharded over DP=%1 (ZeRO-%2)").arg(p.shardGroup()).arg(p.zero)
-                   : QString();
+    const QString zero = p.zero > 0 ? QObject::tr(", ÷ DP·CP = %1 (ZeRO-%2)")
+                                          .arg(p.shardGroup() * std::max(1, p.cp))
+                                          .arg(p.zero)
+                                    : QString();
     switch (part) {
     case MemoryView::Parameters:
-        return QObject::tr("stage parameters × bytes per parameter ÷ TP=%1%2%3")
+        return QObject::tr("parameters of the stage's %1 layers ÷ TP = %2%3%4")
+            .arg(st.layers)
             .arg(p.tp)
-            .arg(s.model.isMoe() ? QObject::tr("; routed experts ÷ EP=%1").arg(p.ep) : QString())
+            .arg(s.model.isMoe() ? QObject::tr(", routed experts ÷ EP = %1").arg(p.ep) : QString())
             .arg(p.zero >= 3 ? zero : QString());
     case MemoryView::Gradients:
         return QObject::tr("one gradient per local parameter%1%2")
@@ -67,28 +69,34 @@ QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
             .arg(p.zero >= 1 ? zero : QString())
             .arg(p.offload_optimizer ? QObject::tr(", offloaded to host") : QString());
     case MemoryView::Activations: {
-        QString perLayer;
-        if (s.training.recompute == Recompute::Full)
-            perLayer =
-                p.sequence_parallel ? QStringLiteral("2·s·b·h/t") : QStringLiteral("2·s·b·h");
-        else if (p.sequence_parallel)
-            perLayer = QStringLiteral("s·b·h·34/t");
-        else
-            perLayer = QStringLiteral("s·b·h·(10 + 24/t)");
-        return QObject::tr("Korthikanti et al. 2022: %1 per layer ÷ CP=%2, × %3 layers × %4 "
-                           "micro-batches in flight (s=%5, b=%6, t=%7)")
+        // Names the terms of MODEL_NOTES §3.2/3.3 the core sums for these settings.
+        const QString perLayer =
+            s.training.recompute == Recompute::Full
+                ? QObject::tr("layer inputs 2·s·b·h%1 (+ one layer rebuilt in backward)")
+                      .arg(p.sequence_parallel ? QStringLiteral("/t") : QString())
+                : QObject::tr("attention (%1) + %2 MLP per layer, %3")
+                      .arg(s.training.flash_attention ? QObject::tr("flash, no s² term")
+                                                      : QObject::tr("with 5·a·s²·b"))
+                      .arg(s.model.gated_mlp ? QObject::tr("gated") : QObject::tr("plain"))
+                      .arg(p.sequence_parallel ? QObject::tr("all ÷ TP (sequence parallel)")
+                                               : QObject::tr("10·s·b·h replicated over TP"));
+        return QObject::tr("Korthikanti et al. 2022: %1, ÷ CP = %2; × %3 layers × %4 "
+                           "micro-batches in flight%5 (s = %6, b = %7, t = %8)")
             .arg(perLayer)
             .arg(p.cp)
             .arg(st.layers)
             .arg(st.inflight_microbatches, 0, 'g', 4)
+            .arg((st.stage == 0 ? QObject::tr(", + embedding") : QString()) +
+                 (st.stage == p.pp - 1 ? QObject::tr(", + LM head and logits") : QString()))
             .arg(s.training.seq_len)
             .arg(s.training.micro_batch)
             .arg(p.tp);
     }
     case MemoryView::Buffers:
-        return QObject::tr("NCCL communicator buffers and gradient buckets");
+        return QObject::tr("NCCL buffers per process group + gradient/all-gather buckets%1")
+            .arg(p.zero >= 3 ? QObject::tr(" + gathered layers (ZeRO-3)") : QString());
     case MemoryView::Overhead:
-        return QObject::tr("CUDA context and allocator slack");
+        return QObject::tr("CUDA context + temporaries in proportion to activations");
     case MemoryView::PartCount:
         break;
     }
