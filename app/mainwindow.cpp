@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
+#include "app/compare.h"
 #include "app/document.h"
 #include "app/export.h"
+#include "app/workshop.h"
 #include "core/evaluate.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
 #include "widgets/breakdownview.h"
 #include "widgets/controlpanel.h"
+#include "widgets/ganttview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
 #include "widgets/topologyview.h"
@@ -84,13 +87,11 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     m_memory = new MemoryView(central);
     m_breakdown = new BreakdownView(central);
     m_topology = new TopologyView(central);
-    auto* gantt =
-        new QLabel(tr("Pipeline schedule (Gantt)\n— comes with the schedule view —"), central);
-    gantt->setAlignment(Qt::AlignCenter);
-    gantt->setFrameShape(QFrame::StyledPanel);
-    gantt->setEnabled(false);
-    gantt->setObjectName(QStringLiteral("GanttPlace"));
-    gantt->setAccessibleName(tr("Pipeline schedule (placeholder)"));
+    m_gantt = new GanttView(central);
+    auto* gantt = m_gantt;
+    connect(m_gantt, &GanttView::stageSelected, m_memory, &MemoryView::setHighlightedStage);
+    m_compare = new Comparison(m_headline, m_memory, m_gantt, this);
+    m_workshop = new Workshop(this, m_doc, m_gantt);
 
     auto* top = new QSplitter(Qt::Horizontal, central);
     top->addWidget(m_memory);
@@ -138,7 +139,7 @@ MainWindow::~MainWindow() = default;
 
 QList<ChartView*> MainWindow::charts() const
 {
-    return {m_memory, m_breakdown, m_topology};
+    return {m_memory, m_breakdown, m_topology, m_gantt};
 }
 
 void MainWindow::createActions()
@@ -155,6 +156,7 @@ void MainWindow::createActions()
         exportMenu->addAction(tr("%1…").arg(c->chartTitle()), this,
                               [this, c] { exportChartDialog(c); });
     file->addAction(tr("Export &Report (PDF)…"), this, &MainWindow::exportReportDialog);
+    file->addAction(tr("Export Schedule &Trace (Perfetto)…"), this, &MainWindow::exportTraceDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -165,6 +167,16 @@ void MainWindow::createActions()
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_workshop->presentationAction());
+    QMenu* compare = menuBar()->addMenu(tr("&Compare"));
+    QAction* pin =
+        compare->addAction(tr("&Pin as Baseline"), this, [this] { m_compare->pin(m_shown); });
+    pin->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    QAction* unpin = compare->addAction(tr("&Unpin Baseline"), m_compare, &Comparison::unpin);
+    unpin->setEnabled(false);
+    connect(m_compare, &Comparison::pinnedChanged, unpin, &QAction::setEnabled);
     updateRecentMenu();
 }
 
@@ -176,6 +188,8 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         m_breakdown->setEstimate(e.estimate);
         m_topology->setScenario(e.scenario);
         m_headline->setEstimate(e.estimate);
+        m_gantt->setTimeline(e.timeline);
+        m_memory->setHighlightedStage(m_gantt->selectedStage());
         QStringList notes = warningLines(e.estimate);
         if (!e.calibration.isEmpty())
             notes.prepend(e.calibration);
@@ -187,6 +201,7 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         m_headline->setInvalid(reason);
         m_status->setText(reason.section(QLatin1Char('\n'), 0, 0));
     }
+    m_compare->update(e);
     for (ChartView* c : charts())
         c->plot()->replot(immediate ? QCustomPlot::rpImmediateRefresh
                                     : QCustomPlot::rpQueuedReplot);
@@ -359,6 +374,22 @@ void MainWindow::exportReportDialog()
         return;
     QString error;
     if (!exportReport(path, m_shown.scenario, m_headline, charts(), &error))
+        showError(tr("Export failed"), error);
+}
+
+void MainWindow::exportTraceDialog()
+{
+    if (!m_shown.timeline) {
+        showError(tr("Export failed"), tr("No schedule to export: %1").arg(m_shown.reason()));
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export schedule trace"),
+                                                      QStringLiteral("schedule.trace.json"),
+                                                      tr("Chrome trace JSON (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportTrace(*m_shown.timeline, path, &error))
         showError(tr("Export failed"), error);
 }
 
