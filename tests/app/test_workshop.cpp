@@ -10,6 +10,7 @@
 #include "app/workshop.h"
 #include "core/compare.h"
 #include "core/evaluate.h"
+#include "core/scenario_io.h"
 #include "widgets/ganttplot.h"
 #include "widgets/ganttview.h"
 #include "widgets/headline.h"
@@ -21,6 +22,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolBar>
 #include <QUndoStack>
 #include <QVariantAnimation>
 
