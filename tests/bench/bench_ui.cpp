@@ -47,7 +47,7 @@ bool runCase(paralens::MainWindow& window, const char* name)
         if (i >= kWarmup)
             ms.push_back(elapsed);
         // Outside the timing: let the superseded background evaluation finish and be dropped.
-        QTest::qWaitFor([&] { return !window.evaluator()->isBusy(); }, 1000);
+        (void)QTest::qWaitFor([&] { return !window.evaluator()->isBusy(); }, 1000);
     }
     std::sort(ms.begin(), ms.end());
     const double median = ms[ms.size() / 2];
