@@ -77,6 +77,7 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     scroll->setMinimumWidth(m_panel->sizeHint().width() +
                             style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    m_scenarioDock = dock;
 
     auto* central = new QWidget(this);
     auto* column = new QVBoxLayout(central);
@@ -106,6 +107,7 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     rows->setStretchFactor(1, 2);
     rows->setStretchFactor(2, 3);
     rows->setChildrenCollapsible(false);
+    m_workshop->setHiddenWhilePresenting({m_scenarioDock, m_topology, m_breakdown});
     column->addWidget(rows, 1);
     setCentralWidget(central);
 

@@ -98,6 +98,7 @@ private:
     GanttView* m_gantt = nullptr;
     Comparison* m_compare = nullptr;
     Workshop* m_workshop = nullptr;
+    QWidget* m_scenarioDock = nullptr;
     QLabel* m_status = nullptr;
     QMenu* m_recentMenu = nullptr;
     Evaluation m_shown;

@@ -7,6 +7,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QMainWindow>
+#include <QSplitter>
+#include <QStyle>
 #include <QToolBar>
 #include <QVariantAnimation>
 
@@ -28,11 +30,18 @@ Workshop::Workshop(QMainWindow* window, Document* doc, GanttView* gantt)
 
     m_bar = new QToolBar(tr("Workshop"), window);
     m_bar->setObjectName(QStringLiteral("WorkshopBar"));
-    m_play = m_bar->addAction(tr("▶ Play"), this, [this] { isPlaying() ? pause() : play(); });
+    QStyle* st = window->style();
+    m_play = m_bar->addAction(st->standardIcon(QStyle::SP_MediaPlay), tr("Play"), this,
+                              [this] { isPlaying() ? pause() : play(); });
     m_play->setToolTip(tr("Animate a time cursor through the schedule (Space)"));
     m_play->setShortcut(QKeySequence(Qt::Key_Space));
-    m_bar->addAction(tr("Step ⏭"), this, &Workshop::step)->setToolTip(tr("Next op start"));
-    m_bar->addAction(tr("⏮ Rewind"), this, &Workshop::rewind);
+    m_bar
+        ->addAction(st->standardIcon(QStyle::SP_MediaSkipForward), tr("Step"), this,
+                    &Workshop::step)
+        ->setToolTip(tr("Move the cursor to the next op start"));
+    m_bar->addAction(st->standardIcon(QStyle::SP_MediaSkipBackward), tr("Rewind"), this,
+                     &Workshop::rewind);
+    m_bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_bar->addSeparator();
     const std::pair<QString, Schedule> schedules[] = {
         {tr("GPipe"), Schedule::GPipe},
@@ -78,12 +87,34 @@ void Workshop::setPresentation(bool on)
             pal.setColor(group, QPalette::ButtonText, Qt::black);
         }
         m_window->setPalette(pal);
+        m_wasVisible.clear();
+        for (QWidget* w : m_hide) {
+            m_wasVisible << w->isVisible();
+            w->hide();
+        }
+        // The Gantt takes two thirds of its column.
+        if (auto* split = qobject_cast<QSplitter*>(m_gantt->parentWidget())) {
+            m_savedSizes = split->sizes();
+            QList<int> sizes = m_savedSizes;
+            int total = 0;
+            for (int v : sizes)
+                total += v;
+            const int at = split->indexOf(m_gantt);
+            for (int i = 0; i < sizes.size(); ++i)
+                sizes[i] = i == at ? total * 2 / 3 : total / 3 / std::max(1, int(sizes.size()) - 1);
+            split->setSizes(sizes);
+        }
         m_gantt->setPresentation(true);
         m_gantt->setCursorSeconds(0);
     } else {
         pause();
         m_window->setFont(m_savedFont);
         m_window->setPalette(m_savedPalette);
+        for (int i = 0; i < m_hide.size() && i < m_wasVisible.size(); ++i)
+            m_hide[i]->setVisible(m_wasVisible[i]);
+        if (auto* split = qobject_cast<QSplitter*>(m_gantt->parentWidget());
+            split && !m_savedSizes.isEmpty())
+            split->setSizes(m_savedSizes);
         m_gantt->setPresentation(false);
         m_gantt->setCursorSeconds(-1);
     }

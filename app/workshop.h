@@ -3,6 +3,7 @@
 #include "core/plan.h"
 
 #include <QFont>
+#include <QList>
 #include <QObject>
 #include <QPalette>
 
@@ -46,6 +47,8 @@ public:
     /// Seconds of animation per whole pipeline step.
     void setDurationSeconds(double seconds) { m_durationSeconds = seconds; }
     QVariantAnimation* animation() const { return m_anim; }
+    /// Widgets hidden while presenting, so the Gantt and the memory stacks fill the screen.
+    void setHiddenWhilePresenting(const QList<QWidget*>& widgets) { m_hide = widgets; }
 
 private:
     double pipelineSeconds() const;
@@ -60,6 +63,9 @@ private:
     double m_durationSeconds = 12;
     QFont m_savedFont;
     QPalette m_savedPalette;
+    QList<QWidget*> m_hide;
+    QList<bool> m_wasVisible;
+    QList<int> m_savedSizes;
 };
 
 } // namespace paralens

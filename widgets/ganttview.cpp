@@ -77,6 +77,7 @@ GanttView::GanttView(QWidget* parent) : ChartView(parent)
         r->axis(QCPAxis::atBottom)->setLabel(tr("time (ms)"));
     }
     m_laneRect->axis(QCPAxis::atLeft)->setLabel(tr("in flight"));
+    m_laneRect->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);
 
     // Legend: the op kinds as empty bars, in one row under the chart.
     m_legend = p->legend;
@@ -137,6 +138,7 @@ GanttView::GanttView(QWidget* parent) : ChartView(parent)
     connect(p, &QCustomPlot::mouseWheel, this, [this] { m_autoFit = false; });
     p->installEventFilter(this);
     p->setMouseTracking(true);
+    setMinimumHeight(260);
     rebuildLayout();
     applyColors();
 }
@@ -175,6 +177,9 @@ void GanttView::rebuildLayout()
     m_laneGraph->setVisible(lane);
     m_laneCursor->setVisible(lane && m_cursorSeconds >= 0);
     m_main->axis(QCPAxis::atLeft)->setLabel(base ? tr("current") : QString());
+    // One "time (ms)" label under the lowest time axis.
+    m_main->axis(QCPAxis::atBottom)->setLabel(lane ? QString() : tr("time (ms)"));
+    m_baseRect->axis(QCPAxis::atBottom)->setLabel(QString());
     m_baseRect->axis(QCPAxis::atLeft)
         ->setLabel(m_baseLabel.isEmpty() ? tr("baseline") : m_baseLabel);
     palette::applyToPlot(p, palette());
@@ -325,7 +330,7 @@ void GanttView::updateLane()
     values << 0;
     for (const MemoryPoint& pt : points) {
         // Points at one instant (a B frees as the next F takes): the last one holds.
-        if (!keys.isEmpty() && keys.back() == pt.time_seconds * 1e3) {
+        if (!keys.isEmpty() && pt.time_seconds * 1e3 - keys.back() <= 1e-9 * m_gantt->spanMs()) {
             values.back() = pt.inflight;
             continue;
         }
@@ -450,11 +455,11 @@ double GanttView::visibleEndMs() const
 void GanttView::setPresentation(bool on)
 {
     m_presentation = on;
-    const double scale = on ? 1.8 : 1.0;
+    // The window's font already grows in presentation; the op labels grow with it.
+    const double scale = on ? 1.6 : 1.0;
     m_gantt->setFontScale(scale);
     m_baseGantt->setFontScale(scale);
     QFont f = font();
-    f.setPointSizeF(f.pointSizeF() * scale);
     QFont title = f;
     title.setBold(true);
     title.setPointSizeF(f.pointSizeF() + 2);
