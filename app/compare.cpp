@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/compare.h"
 #include "core/compare.h"
+#include "widgets/breakdownview.h"
 #include "widgets/ganttview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
@@ -18,8 +19,10 @@ QString signedText(double v, const QString& magnitude)
 
 } // namespace
 
-Comparison::Comparison(Headline* headline, MemoryView* memory, GanttView* gantt, QObject* parent)
-    : QObject(parent), m_headline(headline), m_memory(memory), m_gantt(gantt)
+Comparison::Comparison(Headline* headline, MemoryView* memory, BreakdownView* breakdown,
+                       GanttView* gantt, QObject* parent)
+    : QObject(parent), m_headline(headline), m_memory(memory), m_breakdown(breakdown),
+      m_gantt(gantt)
 {
 }
 
@@ -62,6 +65,7 @@ void Comparison::unpin()
     for (int f = 0; f < Headline::FigureCount; ++f)
         m_headline->setDelta(static_cast<Headline::Figure>(f), QString());
     m_memory->setBaseline(nullptr);
+    m_breakdown->setBaseline(nullptr);
     m_gantt->setBaseline(nullptr);
     emit pinnedChanged(false);
 }
@@ -72,6 +76,7 @@ void Comparison::update(const Evaluation& current)
         return;
     const Estimate& b = m_baseline.estimate;
     m_memory->setBaseline(&b);
+    m_breakdown->setBaseline(&b);
     m_gantt->setBaseline(m_baseline.timeline, tr("baseline"));
     if (!current.ok()) {
         for (int f = 0; f < Headline::FigureCount; ++f)

@@ -6,18 +6,20 @@
 
 namespace paralens {
 
+class BreakdownView;
 class GanttView;
 class Headline;
 class MemoryView;
 
 /// Compare mode: a pinned baseline evaluation shown alongside the current one until unpinned
-/// (ghosted memory totals, a second Gantt above the current one, deltas under the headline
-/// figures, all from core::delta).
+/// (ghosted memory totals and step bar, a second Gantt above the current one, deltas under the
+/// headline figures, all from core::delta).
 class Comparison : public QObject
 {
     Q_OBJECT
 public:
-    Comparison(Headline* headline, MemoryView* memory, GanttView* gantt, QObject* parent = nullptr);
+    Comparison(Headline* headline, MemoryView* memory, BreakdownView* breakdown, GanttView* gantt,
+               QObject* parent = nullptr);
 
     /// Pins `e` as the baseline (ignored when it has no estimate).
     void pin(const Evaluation& e);
@@ -39,6 +41,7 @@ signals:
 private:
     Headline* m_headline;
     MemoryView* m_memory;
+    BreakdownView* m_breakdown;
     GanttView* m_gantt;
     Evaluation m_baseline;
     bool m_pinned = false;

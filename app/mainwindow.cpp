@@ -91,7 +91,7 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     m_gantt = new GanttView(central);
     auto* gantt = m_gantt;
     connect(m_gantt, &GanttView::stageSelected, m_memory, &MemoryView::setHighlightedStage);
-    m_compare = new Comparison(m_headline, m_memory, m_gantt, this);
+    m_compare = new Comparison(m_headline, m_memory, m_breakdown, m_gantt, this);
     m_workshop = new Workshop(this, m_doc, m_gantt);
 
     auto* top = new QSplitter(Qt::Horizontal, central);

@@ -11,6 +11,7 @@
 #include "core/compare.h"
 #include "core/evaluate.h"
 #include "core/scenario_io.h"
+#include "widgets/breakdownview.h"
 #include "widgets/ganttplot.h"
 #include "widgets/ganttview.h"
 #include "widgets/headline.h"
@@ -164,6 +165,7 @@ private slots:
         const Estimate ec = evaluate(current);
         for (std::size_t s = 0; s < eb.stages.size(); ++s)
             QCOMPARE(w.memoryView()->baselineGiB(int(s)), eb.stages[s].total() / kGiB);
+        QCOMPARE(w.breakdownView()->baselineStepSeconds(), eb.time.step_seconds);
         const EstimateDelta d = delta(ec, eb);
         QCOMPARE(d.step_seconds, ec.time.step_seconds - eb.time.step_seconds);
         QCOMPARE(d.mfu, ec.throughput.mfu - eb.throughput.mfu);
@@ -179,6 +181,13 @@ private slots:
         QCOMPARE(w.headline()->deltaText(Headline::Mfu),
                  Comparison::mfuDeltaText(ec.throughput.mfu - eb.throughput.mfu));
 
+        // PARALENS_SHOT_DIR=dir keeps a picture of the compare mode for a person to look at.
+        const QString shots = qEnvironmentVariable("PARALENS_SHOT_DIR");
+        if (!shots.isEmpty()) {
+            w.resize(1600, 1000);
+            w.updateNow();
+            QVERIFY(w.grab().save(shots + QStringLiteral("/compare.png")));
+        }
         // Export includes both: the Gantt image carries the baseline rows too.
         QTemporaryDir dir;
         QString error;
@@ -189,6 +198,7 @@ private slots:
         QVERIFY(!w.ganttView()->hasBaseline());
         QVERIFY(w.headline()->deltaText(Headline::StepTime).isEmpty());
         QCOMPARE(w.memoryView()->baselineGiB(0), 0.0);
+        QCOMPARE(w.breakdownView()->baselineStepSeconds(), 0.0);
     }
 
     void traceExportIsChromeTraceJson()

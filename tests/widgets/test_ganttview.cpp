@@ -195,6 +195,34 @@ private slots:
         QCOMPARE(view.nextEventAfter(4.5e-3), expected);
     }
 
+    void mouseAndKeyboardZoomPanAndSelect()
+    {
+        GanttView view;
+        view.resize(1000, 500);
+        view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 1.0, 2.0, 0.0));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        const double width = view.visibleEndMs() - view.visibleStartMs();
+        QTest::keyClick(view.plot(), Qt::Key_Plus);
+        QVERIFY(qAbs((view.visibleEndMs() - view.visibleStartMs()) - width / 1.5) < 1e-9);
+        QVERIFY(!view.autoFit());
+        const double start = view.visibleStartMs();
+        QTest::keyClick(view.plot(), Qt::Key_Right);
+        QVERIFY(view.visibleStartMs() > start);
+        QTest::keyClick(view.plot(), Qt::Key_Home);
+        QCOMPARE(view.visibleStartMs(), 0.0);
+        QVERIFY(view.autoFit());
+        // A click on stage 2's row selects it.
+        QCPAxis* y = view.plot()->axisRect()->axis(QCPAxis::atLeft);
+        QCPAxis* x = view.plot()->axisRect()->axis(QCPAxis::atBottom);
+        QSignalSpy selected(&view, &GanttView::stageSelected);
+        const QPoint at(int(x->coordToPixel(5.0)), int(y->coordToPixel(2.0)));
+        QTest::mouseClick(view.plot(), Qt::LeftButton, {}, at);
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(view.selectedStage(), 2);
+    }
+
     void noTimelineShowsAMessage()
     {
         GanttView view;
