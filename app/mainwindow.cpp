@@ -103,9 +103,9 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     rows->addWidget(top);
     rows->addWidget(m_breakdown);
     rows->addWidget(gantt);
-    rows->setStretchFactor(0, 5);
+    rows->setStretchFactor(0, 4);
     rows->setStretchFactor(1, 2);
-    rows->setStretchFactor(2, 3);
+    rows->setStretchFactor(2, 4);
     rows->setChildrenCollapsible(false);
     m_workshop->setHiddenWhilePresenting({m_scenarioDock, m_topology, m_breakdown});
     column->addWidget(rows, 1);

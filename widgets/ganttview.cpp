@@ -180,6 +180,10 @@ void GanttView::rebuildLayout()
     // One "time (ms)" label under the lowest time axis.
     m_main->axis(QCPAxis::atBottom)->setLabel(lane ? QString() : tr("time (ms)"));
     m_baseRect->axis(QCPAxis::atBottom)->setLabel(QString());
+    // Tick labels only on the lowest time axis: the rows get the height.
+    m_baseRect->axis(QCPAxis::atBottom)->setTickLabels(false);
+    m_main->axis(QCPAxis::atBottom)->setTickLabels(!lane);
+    setMinimumHeight(base ? 380 : 260);
     m_baseRect->axis(QCPAxis::atLeft)
         ->setLabel(m_baseLabel.isEmpty() ? tr("baseline") : m_baseLabel);
     palette::applyToPlot(p, palette());

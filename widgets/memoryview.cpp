@@ -156,7 +156,9 @@ MemoryView::MemoryView(QWidget* parent) : ChartView(parent)
     m_ghost->setName(tr("Baseline total"));
     m_ghost->setWidthType(QCPBars::wtPlotCoords);
     m_ghost->setWidth(0.9);
-    m_ghost->moveBelow(m_bars[0]);
+    // Its own layer under the stacks (moveBelow would stack it).
+    p->addLayer(QStringLiteral("ghost"), p->layer(QStringLiteral("main")), QCustomPlot::limBelow);
+    m_ghost->setLayer(QStringLiteral("ghost"));
     m_ghost->removeFromLegend();
     m_highlight = new QCPItemRect(p);
     m_highlight->setLayer(QStringLiteral("background"));
