@@ -412,6 +412,7 @@ void MainWindow::restoreSession(bool restoreScenario)
 
 void MainWindow::saveSession()
 {
+    m_workshop->setPresentation(false); // save the working layout, not the projector one
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
