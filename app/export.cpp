@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/export.h"
 #include "app/recompute.h"
+#include "core/trace.h"
 #include "widgets/breakdownview.h"
 #include "widgets/chartview.h"
+#include "widgets/ganttview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
 #include "widgets/topologyview.h"
@@ -12,6 +14,7 @@
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QPicture>
+#include <QSaveFile>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
 
@@ -255,6 +258,25 @@ bool exportReport(const QString& path, const Scenario& scenario, const Headline*
     return true;
 }
 
+bool exportTrace(const PipelineTimeline& timeline, const QString& path, QString* error)
+{
+    auto fail = [&](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (!timeline.simulated)
+        return fail(QObject::tr("The schedule has more ops than the simulator runs; no trace"));
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(QObject::tr("Cannot write %1: %2").arg(path, file.errorString()));
+    const std::string text = chromeTrace(timeline.schedule, timeline.result).dump();
+    file.write(text.data(), static_cast<qint64>(text.size()));
+    if (!file.commit())
+        return fail(QObject::tr("Cannot write %1: %2").arg(path, file.errorString()));
+    return true;
+}
+
 QStringList chartIds()
 {
     return {QStringLiteral("memory"), QStringLiteral("breakdown"), QStringLiteral("topology"),
@@ -278,9 +300,10 @@ std::unique_ptr<ChartView> makeChart(const QString& id, const Evaluation& evalua
         v->setScenario(evaluation.scenario);
         view = std::move(v);
     } else if (id == QLatin1String("gantt")) {
-        if (error)
-            *error = QObject::tr("--chart gantt: the pipeline Gantt view is not available yet");
-        return nullptr;
+        auto v = std::make_unique<GanttView>();
+        v->resize(1200, 800);
+        v->setTimeline(evaluation.timeline);
+        view = std::move(v);
     } else {
         if (error)
             *error = QObject::tr("--chart must be one of memory, breakdown, topology, gantt "

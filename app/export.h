@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 #include "core/estimate.h"
+#include "core/pipeline_cost.h"
 #include "core/scenario.h"
 
 #include <QList>
@@ -46,6 +47,10 @@ bool exportChart(ChartView* view, const QString& path, const ExportOptions& opti
 /// Writes one PDF: the scenario, the headline figures, then every chart.
 bool exportReport(const QString& path, const Scenario& scenario, const Headline* headline,
                   const QList<ChartView*>& charts, QString* error);
+
+/// Writes the simulated schedule as Chrome trace-event JSON (Perfetto, chrome://tracing)
+/// atomically (QSaveFile); false with `error` set when it cannot.
+bool exportTrace(const PipelineTimeline& timeline, const QString& path, QString* error);
 
 /// The chart ids `paralens export --chart` accepts.
 QStringList chartIds();

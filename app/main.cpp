@@ -2,11 +2,13 @@
 #include "app/cli.h"
 #include "app/mainwindow.h"
 #include "app/user_presets.h"
+#include "app/workshop.h"
 #include "core/error.h"
 
 #include <QApplication>
 #include <QCoreApplication>
 #include <QMessageBox>
+#include <QTimer>
 
 #include <cstdio>
 #include <memory>
@@ -53,6 +55,8 @@ int main(int argc, char** argv)
     // The user's preset folder and --presets DIR add to the built-in presets.
     QStringList rest = args;
     const QStringList dirs = paralens::takePresetOptions(rest);
+    // `paralens FILE --present`: opens in workshop mode with the animation running.
+    const bool present = rest.removeAll(QStringLiteral("--present")) > 0;
     std::optional<paralens::PresetLibrary> presets;
     try {
         presets.emplace(paralens::loadPresetLibrary(dirs));
@@ -66,5 +70,9 @@ int main(int argc, char** argv)
     if (rest.size() > 1)
         window.openFile(rest.at(1));
     window.show();
+    if (present) {
+        window.workshop()->setPresentation(true);
+        QTimer::singleShot(1000, window.workshop(), &paralens::Workshop::play);
+    }
     return app.exec();
 }

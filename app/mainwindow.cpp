@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
+#include "app/compare.h"
 #include "app/document.h"
 #include "app/export.h"
 #include "app/tooldocks.h"
+#include "app/workshop.h"
 #include "core/evaluate.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
 #include "widgets/breakdownview.h"
 #include "widgets/controlpanel.h"
+#include "widgets/ganttview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
 #include "widgets/topologyview.h"
@@ -75,6 +78,7 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     scroll->setMinimumWidth(m_panel->sizeHint().width() +
                             style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    m_scenarioDock = dock;
 
     auto* central = new QWidget(this);
     auto* column = new QVBoxLayout(central);
@@ -85,13 +89,11 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     m_memory = new MemoryView(central);
     m_breakdown = new BreakdownView(central);
     m_topology = new TopologyView(central);
-    auto* gantt =
-        new QLabel(tr("Pipeline schedule (Gantt)\n— comes with the schedule view —"), central);
-    gantt->setAlignment(Qt::AlignCenter);
-    gantt->setFrameShape(QFrame::StyledPanel);
-    gantt->setEnabled(false);
-    gantt->setObjectName(QStringLiteral("GanttPlace"));
-    gantt->setAccessibleName(tr("Pipeline schedule (placeholder)"));
+    m_gantt = new GanttView(central);
+    auto* gantt = m_gantt;
+    connect(m_gantt, &GanttView::stageSelected, m_memory, &MemoryView::setHighlightedStage);
+    m_compare = new Comparison(m_headline, m_memory, m_breakdown, m_gantt, this);
+    m_workshop = new Workshop(this, m_doc, m_gantt);
 
     auto* top = new QSplitter(Qt::Horizontal, central);
     top->addWidget(m_memory);
@@ -102,10 +104,11 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     rows->addWidget(top);
     rows->addWidget(m_breakdown);
     rows->addWidget(gantt);
-    rows->setStretchFactor(0, 5);
+    rows->setStretchFactor(0, 4);
     rows->setStretchFactor(1, 2);
-    rows->setStretchFactor(2, 3);
+    rows->setStretchFactor(2, 4);
     rows->setChildrenCollapsible(false);
+    m_workshop->setHiddenWhilePresenting({m_scenarioDock, m_topology, m_breakdown});
     column->addWidget(rows, 1);
     setCentralWidget(central);
 
@@ -139,7 +142,7 @@ MainWindow::~MainWindow() = default;
 
 QList<ChartView*> MainWindow::charts() const
 {
-    return {m_memory, m_breakdown, m_topology};
+    return {m_memory, m_breakdown, m_topology, m_gantt};
 }
 
 void MainWindow::createActions()
@@ -156,6 +159,7 @@ void MainWindow::createActions()
         exportMenu->addAction(tr("%1…").arg(c->chartTitle()), this,
                               [this, c] { exportChartDialog(c); });
     file->addAction(tr("Export &Report (PDF)…"), this, &MainWindow::exportReportDialog);
+    file->addAction(tr("Export Schedule &Trace (Perfetto)…"), this, &MainWindow::exportTraceDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -166,6 +170,16 @@ void MainWindow::createActions()
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_workshop->presentationAction());
+    QMenu* compare = menuBar()->addMenu(tr("&Compare"));
+    QAction* pin =
+        compare->addAction(tr("&Pin as Baseline"), this, [this] { m_compare->pin(m_shown); });
+    pin->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    QAction* unpin = compare->addAction(tr("&Unpin Baseline"), m_compare, &Comparison::unpin);
+    unpin->setEnabled(false);
+    connect(m_compare, &Comparison::pinnedChanged, unpin, &QAction::setEnabled);
     m_tools = new ToolDocks(this, m_doc, menuBar()->addMenu(tr("&Tools")));
     updateRecentMenu();
 }
@@ -178,6 +192,8 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         m_breakdown->setEstimate(e.estimate);
         m_topology->setScenario(e.scenario);
         m_headline->setEstimate(e.estimate);
+        m_gantt->setTimeline(e.timeline);
+        m_memory->setHighlightedStage(m_gantt->selectedStage());
         QStringList notes = warningLines(e.estimate);
         if (!e.calibration.isEmpty())
             notes.prepend(e.calibration);
@@ -189,6 +205,7 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         m_headline->setInvalid(reason);
         m_status->setText(reason.section(QLatin1Char('\n'), 0, 0));
     }
+    m_compare->update(e);
     for (ChartView* c : charts())
         c->plot()->replot(immediate ? QCustomPlot::rpImmediateRefresh
                                     : QCustomPlot::rpQueuedReplot);
@@ -364,6 +381,22 @@ void MainWindow::exportReportDialog()
         showError(tr("Export failed"), error);
 }
 
+void MainWindow::exportTraceDialog()
+{
+    if (!m_shown.timeline) {
+        showError(tr("Export failed"), tr("No schedule to export: %1").arg(m_shown.reason()));
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export schedule trace"),
+                                                      QStringLiteral("schedule.trace.json"),
+                                                      tr("Chrome trace JSON (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportTrace(*m_shown.timeline, path, &error))
+        showError(tr("Export failed"), error);
+}
+
 void MainWindow::restoreSession(bool restoreScenario)
 {
     QSettings settings;
@@ -381,6 +414,7 @@ void MainWindow::restoreSession(bool restoreScenario)
 
 void MainWindow::saveSession()
 {
+    m_workshop->setPresentation(false); // save the working layout, not the projector one
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

@@ -12,6 +12,9 @@ namespace paralens {
 
 class BreakdownView;
 class ChartView;
+class Comparison;
+class GanttView;
+class Workshop;
 class ControlPanel;
 class Document;
 class Headline;
@@ -47,6 +50,9 @@ public:
     MemoryView* memoryView() const { return m_memory; }
     BreakdownView* breakdownView() const { return m_breakdown; }
     TopologyView* topologyView() const { return m_topology; }
+    GanttView* ganttView() const { return m_gantt; }
+    Comparison* comparison() const { return m_compare; }
+    Workshop* workshop() const { return m_workshop; }
     Headline* headline() const { return m_headline; }
     Evaluator* evaluator() const { return m_evaluator; }
     class ToolDocks* toolDocks() const { return m_tools; }
@@ -79,6 +85,7 @@ private:
     void updateRecentMenu();
     void exportChartDialog(ChartView* view);
     void exportReportDialog();
+    void exportTraceDialog();
     void saveSession();
 
     const PresetLibrary& m_presets;
@@ -89,6 +96,10 @@ private:
     MemoryView* m_memory = nullptr;
     BreakdownView* m_breakdown = nullptr;
     TopologyView* m_topology = nullptr;
+    GanttView* m_gantt = nullptr;
+    Comparison* m_compare = nullptr;
+    Workshop* m_workshop = nullptr;
+    QWidget* m_scenarioDock = nullptr;
     QLabel* m_status = nullptr;
     QMenu* m_recentMenu = nullptr;
     class ToolDocks* m_tools = nullptr;

@@ -30,8 +30,11 @@ Evaluation Evaluator::evaluateScenario(const Scenario& s, quint64 generation,
     e.scenario = s;
     try {
         e.errors = validate(s);
-        if (e.errors.empty())
-            evaluate(s, e.estimate, measured);
+        if (e.errors.empty()) {
+            auto timeline = std::make_shared<PipelineTimeline>();
+            evaluate(s, e.estimate, measured, ModelConstants{}, timeline.get());
+            e.timeline = std::move(timeline);
+        }
     } catch (const std::exception& ex) {
         e.failure =
             QObject::tr("The model failed on this plan: %1").arg(QString::fromUtf8(ex.what()));

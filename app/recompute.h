@@ -2,6 +2,7 @@
 #pragma once
 #include "core/collective.h"
 #include "core/estimate.h"
+#include "core/pipeline_cost.h"
 #include "core/scenario.h"
 #include "core/validate.h"
 
@@ -20,6 +21,8 @@ struct Evaluation
     Scenario scenario;
     std::vector<ValidationError> errors;
     Estimate estimate;
+    /// The simulated schedule behind estimate.time (shared: evaluations are copied around).
+    std::shared_ptr<const PipelineTimeline> timeline;
     QString failure;     ///< an exception from the core (a bug), shown like a validation error
     QString calibration; ///< why the scenario's calibration profile was not used ("" if it was)
 

@@ -135,6 +135,11 @@ BreakdownView::BreakdownView(QWidget* parent) : ChartView(parent)
             bars->removeFromLegend();
         m_bars[static_cast<std::size_t>(i)] = bars;
     }
+    m_ghost = new QCPBars(p->yAxis, p->xAxis);
+    m_ghost->setName(tr("Baseline step"));
+    m_ghost->setWidthType(QCPBars::wtPlotCoords);
+    m_ghost->setWidth(0.16);
+    m_ghost->removeFromLegend();
     m_stepLine = new QCPItemStraightLine(p);
     m_stepLabel = new QCPItemText(p);
     m_stepLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
@@ -164,6 +169,30 @@ void BreakdownView::applyColors()
     }
     m_stepLine->setPen(QPen(palette().color(QPalette::Text), 1.5, Qt::DashLine));
     m_stepLabel->setColor(palette().color(QPalette::Text));
+    QColor ghost = palette().color(QPalette::Text);
+    m_ghost->setPen(QPen(ghost, 1.2, Qt::DashLine));
+    ghost.setAlpha(40);
+    m_ghost->setBrush(ghost);
+}
+
+void BreakdownView::setBaseline(const Estimate* baseline)
+{
+    m_ghost->data()->clear();
+    if (baseline && baseline->time.step_seconds > 0) {
+        const double v = baseline->time.step_seconds / m_unit;
+        m_ghost->setData(QVector<double>{kCriticalRow + 0.42}, QVector<double>{v}, true);
+        if (plot()->xAxis->range().upper < v * 1.08)
+            plot()->xAxis->setRange(0, v * 1.08);
+        m_ghost->addToLegend();
+    } else {
+        m_ghost->removeFromLegend();
+    }
+    plot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double BreakdownView::baselineStepSeconds() const
+{
+    return m_ghost->data()->isEmpty() ? 0.0 : m_ghost->data()->at(0)->value * m_unit;
 }
 
 void BreakdownView::clearData()

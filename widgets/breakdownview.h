@@ -49,6 +49,11 @@ public:
     /// Seconds per axis unit (1e-3 when the axis is in ms).
     double axisUnitSeconds() const { return m_unit; }
     static QString segmentName(Segment s);
+    /// Compare mode: a ghosted bar above the critical path as long as the baseline's step;
+    /// nullptr removes it.
+    void setBaseline(const Estimate* baseline);
+    /// The baseline step drawn, in seconds (0 without a baseline).
+    double baselineStepSeconds() const;
 
 protected:
     void clearData() override;
@@ -58,6 +63,7 @@ private:
     void onMouseMove(QMouseEvent* event);
 
     std::array<QCPBars*, SegmentCount> m_bars{};
+    QCPBars* m_ghost = nullptr;
     QCPItemStraightLine* m_stepLine = nullptr;
     QCPItemText* m_stepLabel = nullptr;
     Estimate m_estimate;

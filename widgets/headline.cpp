@@ -60,6 +60,9 @@ Headline::Headline(QWidget* parent) : QWidget(parent)
         m_values[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
         box->addWidget(m_names[i]);
         box->addWidget(m_values[i]);
+        m_deltas[i] = new QLabel(card);
+        m_deltas[i]->setVisible(false);
+        box->addWidget(m_deltas[i]);
         card->setToolTip(tips[i]);
         m_values[i]->setAccessibleName(figureName(static_cast<Figure>(i)));
         row->addWidget(card, 1);
@@ -90,6 +93,17 @@ void Headline::setInvalid(const QString& reason)
     m_values[Fits]->setText(tr("invalid plan"));
     m_values[Fits]->setToolTip(reason);
     applyColors();
+}
+
+void Headline::setDelta(Figure f, const QString& text)
+{
+    m_deltas[f]->setText(text);
+    m_deltas[f]->setVisible(!text.isEmpty());
+}
+
+QString Headline::deltaText(Figure f) const
+{
+    return m_deltas[f]->text();
 }
 
 QString Headline::valueText(Figure f) const

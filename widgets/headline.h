@@ -33,6 +33,10 @@ public:
     /// The text of one figure's value, as shown (for tests and the report).
     QString valueText(Figure f) const;
     static QString figureName(Figure f);
+    /// A small line under a figure's value (compare mode: the change from the baseline); ""
+    /// hides it.
+    void setDelta(Figure f, const QString& text);
+    QString deltaText(Figure f) const;
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -42,6 +46,7 @@ private:
 
     QLabel* m_values[FigureCount] = {};
     QLabel* m_names[FigureCount] = {};
+    QLabel* m_deltas[FigureCount] = {};
     bool m_fits = true;
     bool m_valid = false;
 };

@@ -152,6 +152,19 @@ MemoryView::MemoryView(QWidget* parent) : ChartView(parent)
         below = bars;
         m_bars[static_cast<std::size_t>(i)] = bars;
     }
+    m_ghost = new QCPBars(p->xAxis, p->yAxis);
+    m_ghost->setName(tr("Baseline total"));
+    m_ghost->setWidthType(QCPBars::wtPlotCoords);
+    m_ghost->setWidth(0.9);
+    // Its own layer under the stacks (moveBelow would stack it).
+    p->addLayer(QStringLiteral("ghost"), p->layer(QStringLiteral("main")), QCustomPlot::limBelow);
+    m_ghost->setLayer(QStringLiteral("ghost"));
+    m_ghost->removeFromLegend();
+    m_highlight = new QCPItemRect(p);
+    m_highlight->setLayer(QStringLiteral("background"));
+    m_highlight->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    m_highlight->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    m_highlight->setVisible(false);
     m_over = new QCPGraph(p->xAxis, p->yAxis);
     m_over->setName(tr("Over capacity"));
     m_over->setLineStyle(QCPGraph::lsNone);
@@ -181,6 +194,49 @@ void MemoryView::applyColors()
     m_over->setPen(QPen(warn));
     m_capacityLine->setPen(QPen(palette().color(QPalette::Text), 1.5, Qt::DashLine));
     m_capacityLabel->setColor(palette().color(QPalette::Text));
+    QColor ghost = palette().color(QPalette::Text);
+    m_ghost->setPen(QPen(ghost, 1.5, Qt::DashLine));
+    ghost.setAlpha(35);
+    m_ghost->setBrush(ghost);
+    QColor hl = palette::categorical(5);
+    hl.setAlpha(45);
+    m_highlight->setBrush(hl);
+    m_highlight->setPen(Qt::NoPen);
+}
+
+void MemoryView::setHighlightedStage(int stage)
+{
+    m_highlighted = stage;
+    m_highlight->setVisible(stage >= 0);
+    m_highlight->topLeft->setCoords(stage - 0.5, 0);
+    m_highlight->bottomRight->setCoords(stage + 0.5, 1);
+    plot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryView::setBaseline(const Estimate* baseline)
+{
+    m_ghost->data()->clear();
+    if (baseline) {
+        QVector<double> keys, values;
+        double top = plot()->yAxis->range().upper;
+        for (std::size_t s = 0; s < baseline->stages.size(); ++s) {
+            keys << double(s);
+            values << baseline->stages[s].total() / units::kGiB;
+            top = std::max(top, values.back() * 1.12);
+        }
+        m_ghost->setData(keys, values, true);
+        plot()->yAxis->setRange(0, top);
+        m_ghost->addToLegend();
+    } else {
+        m_ghost->removeFromLegend();
+    }
+    plot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double MemoryView::baselineGiB(int stage) const
+{
+    auto it = m_ghost->data()->findBegin(stage, false);
+    return it != m_ghost->data()->constEnd() && it->key == stage ? it->value : 0.0;
 }
 
 void MemoryView::clearData()

@@ -7,6 +7,7 @@
 #include <array>
 
 class QCPBars;
+class QCPItemRect;
 class QCPGraph;
 class QCPItemStraightLine;
 class QCPItemText;
@@ -48,6 +49,15 @@ public:
 
     static QString partName(Part part);
 
+    /// Highlights one stage's column (linked from the Gantt); < 0 removes the highlight.
+    void setHighlightedStage(int stage);
+    int highlightedStage() const { return m_highlighted; }
+    /// Draws a baseline's per-stage totals as ghosted bars behind the current ones (compare);
+    /// nullptr removes them.
+    void setBaseline(const Estimate* baseline);
+    /// Baseline total of a stage as drawn (GiB), 0 without a baseline.
+    double baselineGiB(int stage) const;
+
 protected:
     void clearData() override;
     void applyColors() override;
@@ -59,6 +69,9 @@ private:
     QCPGraph* m_over = nullptr;
     QCPItemStraightLine* m_capacityLine = nullptr;
     QCPItemText* m_capacityLabel = nullptr;
+    QCPBars* m_ghost = nullptr;
+    QCPItemRect* m_highlight = nullptr;
+    int m_highlighted = -1;
     Estimate m_estimate;
     Scenario m_scenario;
     double m_capacityGiB = 0;

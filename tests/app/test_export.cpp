@@ -69,7 +69,7 @@ private slots:
     void chartFormats_data()
     {
         QTest::addColumn<QString>("chart");
-        for (const char* c : {"memory", "breakdown", "topology"})
+        for (const char* c : {"memory", "breakdown", "topology", "gantt"})
             QTest::newRow(c) << QString::fromLatin1(c);
     }
     void chartFormats()
@@ -124,8 +124,6 @@ private slots:
         QVERIFY(error.contains(QStringLiteral("size")));
         QVERIFY(!makeChart(QStringLiteral("pie"), m_eval, &error));
         QVERIFY(error.contains(QStringLiteral("--chart")));
-        QVERIFY(!makeChart(QStringLiteral("gantt"), m_eval, &error));
-        QVERIFY(error.contains(QStringLiteral("gantt")));
     }
 
     void reportHasEveryChart()
@@ -156,6 +154,9 @@ private slots:
         QTest::newRow("svg") << QStringLiteral("cli.svg") << QStringLiteral("breakdown");
         QTest::newRow("pdf") << QStringLiteral("cli.pdf") << QStringLiteral("topology");
         QTest::newRow("topology-ep") << QStringLiteral("cli-ep.png") << QStringLiteral("topology");
+        QTest::newRow("gantt-png") << QStringLiteral("gantt.png") << QStringLiteral("gantt");
+        QTest::newRow("gantt-svg") << QStringLiteral("gantt.svg") << QStringLiteral("gantt");
+        QTest::newRow("gantt-pdf") << QStringLiteral("gantt.pdf") << QStringLiteral("gantt");
     }
     void commandLineExportWithoutDisplay()
     {
@@ -191,8 +192,6 @@ private slots:
         QTest::addColumn<QString>("message");
         const QString scenario = QStringLiteral(
             PARALENS_SOURCE_DIR "/resources/examples/llama3-70b-64xh100.paralens.json");
-        QTest::newRow("gantt") << QStringList{scenario, "--chart", "gantt", "--out", "g.png"}
-                               << QStringLiteral("gantt");
         QTest::newRow("chart") << QStringList{scenario, "--chart", "pie", "--out", "g.png"}
                                << QStringLiteral("--chart");
         QTest::newRow("suffix") << QStringList{scenario, "--chart", "memory", "--out", "g.jpg"}

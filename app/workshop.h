@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/plan.h"
+
+#include <QFont>
+#include <QList>
+#include <QObject>
+#include <QPalette>
+
+class QAction;
+class QLabel;
+class QMainWindow;
+class QToolBar;
+class QVariantAnimation;
+
+namespace paralens {
+
+class Document;
+class GanttView;
+
+/// Workshop mode (View ▸ Presentation): large fonts and high contrast for a projector, a
+/// play / step control that moves a time cursor through the schedule (the memory lane and the
+/// in-flight counts follow), and one-click schedule buttons that keep the Gantt's time range
+/// so the bubble visibly shrinks. Schedule switches are document edits (undoable).
+class Workshop : public QObject
+{
+    Q_OBJECT
+public:
+    Workshop(QMainWindow* window, Document* doc, GanttView* gantt);
+
+    QToolBar* toolBar() const { return m_bar; }
+    QAction* presentationAction() const { return m_presentation; }
+    bool isPresenting() const;
+    void setPresentation(bool on);
+
+    /// Starts (or resumes) the cursor animation from its position to the pipeline's end.
+    void play();
+    void pause();
+    bool isPlaying() const;
+    /// Moves the cursor to the next op start on any stage.
+    void step();
+    /// Rewinds the cursor to the step's start.
+    void rewind();
+    /// Switches the document's schedule (v = 2 for interleaved, 1 otherwise) without
+    /// changing the Gantt's time range.
+    void switchSchedule(Schedule s);
+    /// Seconds of animation per whole pipeline step.
+    void setDurationSeconds(double seconds) { m_durationSeconds = seconds; }
+    QVariantAnimation* animation() const { return m_anim; }
+    /// Widgets hidden while presenting, so the Gantt and the memory stacks fill the screen.
+    void setHiddenWhilePresenting(const QList<QWidget*>& widgets) { m_hide = widgets; }
+
+private:
+    double pipelineSeconds() const;
+
+    QMainWindow* m_window;
+    Document* m_doc;
+    GanttView* m_gantt;
+    QToolBar* m_bar = nullptr;
+    QAction* m_presentation = nullptr;
+    QAction* m_play = nullptr;
+    QVariantAnimation* m_anim = nullptr;
+    double m_durationSeconds = 12;
+    QFont m_savedFont;
+    QPalette m_savedPalette;
+    QList<QWidget*> m_hide;
+    QList<bool> m_wasVisible;
+    QList<int> m_savedSizes;
+};
+
+} // namespace paralens
