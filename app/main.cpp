@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/autosave.h"
 #include "app/cli.h"
 #include "app/mainwindow.h"
 #include "app/user_presets.h"
@@ -7,6 +8,7 @@
 #include <QApplication>
 #include <QCoreApplication>
 #include <QMessageBox>
+#include <QTimer>
 
 #include <cstdio>
 #include <memory>
@@ -66,5 +68,7 @@ int main(int argc, char** argv)
     if (rest.size() > 1)
         window.openFile(rest.at(1));
     window.show();
+    // Work left by a session that crashed: offered once the window is on screen.
+    QTimer::singleShot(0, &window, [&window] { window.autosave()->offerRecovery(&window); });
     return app.exec();
 }

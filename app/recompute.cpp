@@ -66,8 +66,20 @@ std::shared_ptr<const MeasuredPerformance> Evaluator::calibrationFor(const Scena
 
 void Evaluator::request(const Scenario& s)
 {
-    const quint64 generation = ++m_generation;
-    ++m_pending;
+    ++m_generation;
+    if (m_running) { // replaces any older waiting request: only the newest is worth computing
+        m_next = s;
+        m_waiting = true;
+        return;
+    }
+    start(s);
+}
+
+void Evaluator::start(const Scenario& s)
+{
+    const quint64 generation = m_generation;
+    m_running = true;
+    ++m_started;
     QString note;
     std::shared_ptr<const MeasuredPerformance> calib = calibrationFor(s, &note);
     QtConcurrent::run([s, generation, calib, note] {
@@ -75,14 +87,19 @@ void Evaluator::request(const Scenario& s)
         e.calibration = note;
         return e;
     }).then(this, [this](const Evaluation& e) {
-        --m_pending;
-        if (e.generation == m_generation) // drop results a newer request has overtaken
+        m_running = false;
+        if (m_waiting) {
+            m_waiting = false;
+            start(m_next);
+        } else if (e.generation == m_generation) { // drop results a newer request overtook
             emit finished(e);
+        }
     });
 }
 
 Evaluation Evaluator::evaluateNow(const Scenario& s)
 {
+    m_waiting = false; // superseded, like the running one whose result will be dropped
     QString note;
     const auto calib = calibrationFor(s, &note);
     Evaluation e = evaluateScenario(s, ++m_generation, calib.get());
