@@ -262,12 +262,15 @@ Autosave::Choice Autosave::askUser(const AutosaveRecord& record, QWidget* parent
     box.setObjectName(QStringLiteral("RecoveryBox"));
     box.setInformativeText(
         tr("Restore opens them as a modified document (save to keep them); Discard deletes "
-           "them."));
+           "them; Ask Later keeps them for the next start."));
     if (!record.originalPath.isEmpty())
         box.setDetailedText(record.originalPath);
     QPushButton* restore = box.addButton(tr("&Restore"), QMessageBox::AcceptRole);
     QPushButton* discard = box.addButton(tr("&Discard"), QMessageBox::DestructiveRole);
+    QPushButton* later = box.addButton(tr("Ask &Later"), QMessageBox::RejectRole);
+    later->setToolTip(tr("Keep the changes on disk and ask again at the next start"));
     box.setDefaultButton(restore);
+    box.setEscapeButton(later);
     box.exec();
     // Closing the box (Esc, the title bar) keeps the work: only an explicit Discard deletes it.
     if (box.clickedButton() == restore)

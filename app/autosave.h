@@ -47,7 +47,7 @@ public:
     {
         Restore, ///< load it into the document
         Discard, ///< delete it
-        Later    ///< keep it for the next start (the box was closed without an answer)
+        Later    ///< keep it for the next start (Ask Later, Esc, the box closed)
     };
     /// Asks the user what to do with recovered work; tests inject their own answer.
     using Prompt = std::function<Choice(const AutosaveRecord&)>;
