@@ -5,6 +5,7 @@
 #include "core/evaluate.h"
 
 #include <QFuture>
+#include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace paralens {
@@ -82,11 +83,14 @@ void Evaluator::start(const Scenario& s)
     ++m_started;
     QString note;
     std::shared_ptr<const MeasuredPerformance> calib = calibrationFor(s, &note);
-    QtConcurrent::run([s, generation, calib, note] {
-        Evaluation e = evaluateScenario(s, generation, calib.get());
-        e.calibration = note;
-        return e;
-    }).then(this, [this](const Evaluation& e) {
+    // A watcher owned by this object, not QFuture::then(this, ...): with then(), an Evaluator
+    // destroyed while a job runs (a window closed mid-evaluation) trips Qt's ASSERT "context"
+    // in qfuture_impl.h (found by make test-asan on branch reliab, a Debug build); a destroyed
+    // watcher simply never delivers.
+    auto* watcher = new QFutureWatcher<Evaluation>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+        const Evaluation e = watcher->result();
+        watcher->deleteLater();
         m_running = false;
         if (m_waiting) {
             m_waiting = false;
@@ -95,6 +99,11 @@ void Evaluator::start(const Scenario& s)
             emit finished(e);
         }
     });
+    watcher->setFuture(QtConcurrent::run([s, generation, calib, note] {
+        Evaluation e = evaluateScenario(s, generation, calib.get());
+        e.calibration = note;
+        return e;
+    }));
 }
 
 Evaluation Evaluator::evaluateNow(const Scenario& s)
