@@ -82,8 +82,34 @@ void Document::reset(const Scenario& s, const QString& path)
     apply(s);
 }
 
+void Document::restore(const Scenario& s, const QString& path)
+{
+    reset(s, path);
+    m_undo->resetClean(); // modified until saved, with no step to undo
+}
+
 bool Document::load(const QString& path, QString* error)
 {
+    // Refused by size or type before reading, so a huge or endless file (a 100 MB log opened
+    // by mistake, /dev/zero) never stalls the GUI thread.
+    const QFileInfo info(path);
+    QString refusal;
+    if (info.isDir())
+        refusal = tr("%1: cannot open the file: it is a folder").arg(path);
+    else if (info.exists() && !info.isFile())
+        refusal = tr("%1: cannot open the file: it is not a regular file").arg(path);
+    else if (info.size() > kMaxFileBytes)
+        refusal = tr("%1: the file is %2 bytes, above the limit of %3 MiB (%4 bytes) for a "
+                     "scenario")
+                      .arg(path)
+                      .arg(info.size())
+                      .arg(kMaxFileBytes >> 20)
+                      .arg(kMaxFileBytes);
+    if (!refusal.isEmpty()) {
+        if (error)
+            *error = refusal;
+        return false;
+    }
     try {
         Scenario s = loadScenarioFile(path.toStdString(), m_presets);
         reset(s, path);

@@ -35,9 +35,18 @@ public:
     /// Replaces the document (New, Open): clears the history and marks it unmodified.
     void reset(const Scenario& s, const QString& path = QString());
 
+    /// Replaces the document with recovered work (an autosave): like reset(), but the result
+    /// counts as modified, so it is saved to `path` only when the user saves.
+    void restore(const Scenario& s, const QString& path);
+
     /// Loads a `.paralens.json` file. On failure returns false, sets `error` and leaves the
-    /// document as it was.
+    /// document as it was. A file above kMaxFileBytes, a folder or a device is refused by
+    /// its size or type before anything is read.
     bool load(const QString& path, QString* error);
+
+    /// Largest scenario file load() reads: 1 MiB, the core's kMaxScenarioFileBytes
+    /// (docs/limits.md); real scenarios are 1-5 KiB.
+    static constexpr qint64 kMaxFileBytes = qint64(1) << 20;
     /// Writes the scenario atomically (QSaveFile) and marks the document clean.
     bool save(const QString& path, QString* error);
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/autosave.h"
 #include "app/cli.h"
 #include "app/mainwindow.h"
 #include "app/user_presets.h"
@@ -74,5 +75,7 @@ int main(int argc, char** argv)
         window.workshop()->setPresentation(true);
         QTimer::singleShot(1000, window.workshop(), &paralens::Workshop::play);
     }
+    // Work left by a session that crashed: offered once the window is on screen.
+    QTimer::singleShot(0, &window, [&window] { window.autosave()->offerRecovery(&window); });
     return app.exec();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
 #include "app/compare.h"
+#include "app/autosave.h"
 #include "app/document.h"
 #include "app/export.h"
 #include "app/tooldocks.h"
@@ -64,6 +65,7 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
 
     m_doc = new Document(defaultScenario(), m_presets, this);
     m_evaluator = new Evaluator(this);
+    m_autosave = new Autosave(m_doc, m_presets, this);
 
     m_panel = new ControlPanel(m_presets, this);
     auto* scroll = new QScrollArea(this);
@@ -429,6 +431,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         return;
     }
     saveSession();
+    m_autosave->discard(); // a clean close: saved or deliberately discarded
     event->accept();
 }
 

@@ -56,6 +56,7 @@ public:
     Headline* headline() const { return m_headline; }
     Evaluator* evaluator() const { return m_evaluator; }
     class ToolDocks* toolDocks() const { return m_tools; }
+    class Autosave* autosave() const { return m_autosave; }
     QList<ChartView*> charts() const;
     /// The evaluation the views show now.
     const Evaluation& shown() const { return m_shown; }
@@ -103,6 +104,7 @@ private:
     QLabel* m_status = nullptr;
     QMenu* m_recentMenu = nullptr;
     class ToolDocks* m_tools = nullptr;
+    class Autosave* m_autosave = nullptr; // unsaved work on disk (crash recovery)
     Evaluation m_shown;
 };
 

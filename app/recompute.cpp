@@ -70,21 +70,37 @@ std::shared_ptr<const MeasuredPerformance> Evaluator::calibrationFor(const Scena
 
 void Evaluator::request(const Scenario& s)
 {
-    const quint64 generation = ++m_generation;
-    ++m_pending;
+    ++m_generation;
+    if (m_running) { // replaces any older waiting request: only the newest is worth computing
+        m_next = s;
+        m_waiting = true;
+        return;
+    }
+    start(s);
+}
+
+void Evaluator::start(const Scenario& s)
+{
+    const quint64 generation = m_generation;
+    m_running = true;
+    ++m_started;
     QString note;
     std::shared_ptr<const MeasuredPerformance> calib = calibrationFor(s, &note);
     // A watcher owned by this object, not QFuture::then(this, ...): with then(), an Evaluator
     // destroyed while a job runs (a window closed mid-evaluation) trips Qt's ASSERT "context"
-    // in qfuture_impl.h (found by make test-asan, a Debug build); a destroyed watcher simply
-    // never delivers.
+    // in qfuture_impl.h (found by make test-asan on branch reliab, a Debug build); a destroyed
+    // watcher simply never delivers.
     auto* watcher = new QFutureWatcher<Evaluation>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
         const Evaluation e = watcher->result();
         watcher->deleteLater();
-        --m_pending;
-        if (e.generation == m_generation) // drop results a newer request has overtaken
+        m_running = false;
+        if (m_waiting) {
+            m_waiting = false;
+            start(m_next);
+        } else if (e.generation == m_generation) { // drop results a newer request overtook
             emit finished(e);
+        }
     });
     watcher->setFuture(QtConcurrent::run([s, generation, calib, note] {
         Evaluation e = evaluateScenario(s, generation, calib.get());
@@ -95,6 +111,7 @@ void Evaluator::request(const Scenario& s)
 
 Evaluation Evaluator::evaluateNow(const Scenario& s)
 {
+    m_waiting = false; // superseded, like the running one whose result will be dropped
     QString note;
     const auto calib = calibrationFor(s, &note);
     Evaluation e = evaluateScenario(s, ++m_generation, calib.get());

@@ -33,8 +33,10 @@ struct Evaluation
 
 /// Evaluates scenarios off the GUI thread. Each request gets a new generation; a result that
 /// arrives after a newer request was made is dropped, so a slider drag never shows a stale
-/// plan's numbers. The scenario's calibration profile is read once and reused while its path
-/// and the GPU's peaks stay the same.
+/// plan's numbers. At most one evaluation runs at a time and only the newest request waits
+/// behind it, so a burst of edits (a held key, a long undo) costs two evaluations, not one
+/// per edit queued on the thread pool. The scenario's calibration profile is read once and reused
+/// while its path and the GPU's peaks stay the same.
 class Evaluator : public QObject
 {
     Q_OBJECT
@@ -54,17 +56,23 @@ public:
                                        const MeasuredPerformance* measured = nullptr);
 
     quint64 generation() const { return m_generation; }
-    bool isBusy() const { return m_pending > 0; }
+    bool isBusy() const { return m_running || m_waiting; }
+    /// Evaluations started on the thread pool so far (tests, benchmarks).
+    quint64 startedCount() const { return m_started; }
 
 signals:
     void finished(const paralens::Evaluation& evaluation);
 
 private:
+    void start(const Scenario& s);
     /// The profile for `s` (cached), or nullptr with `note` saying why when it cannot be used.
     std::shared_ptr<const MeasuredPerformance> calibrationFor(const Scenario& s, QString* note);
 
     quint64 m_generation = 0;
-    int m_pending = 0;
+    quint64 m_started = 0;
+    bool m_running = false;
+    bool m_waiting = false; ///< m_next waits for the running evaluation
+    Scenario m_next;
     QString m_baseDir;
     QString m_calibKey;
     QString m_calibNote;
