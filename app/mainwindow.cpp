@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
-#include "app/compare.h"
 #include "app/autosave.h"
+#include "app/compare.h"
 #include "app/document.h"
 #include "app/export.h"
 #include "app/tooldocks.h"

@@ -109,7 +109,8 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{\"schema\": 7}");
         f.close();
-        const auto newer = runParalens({"calibrate", f.fileName(), "--out", dir.filePath("p.json")});
+        const auto newer =
+            runParalens({"calibrate", f.fileName(), "--out", dir.filePath("p.json")});
         QCOMPARE(newer.code, 1);
         QVERIFY2(newer.err.contains("schema 7"), qPrintable(newer.err));
         QVERIFY(!QFile::exists(dir.filePath("p.json")));
