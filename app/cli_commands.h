@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 #include "core/presets.h"
+#include "core/scenario.h"
 
 #include <QStringList>
+
+#include <optional>
 
 class QCommandLineParser;
 
@@ -26,6 +29,15 @@ QString usageText(const QCommandLineParser& parser, const char* subcommand);
 /// The presets for this run: built-ins, the user's config folder and every --presets DIR
 /// (run() loads them before the subcommand starts). Pass it to loadScenarioFile().
 const PresetLibrary& presets();
+
+/// Parses a subcommand taking one SCENARIO file. Returns the exit code to return at once
+/// (help printed, or a usage error printed), or nullopt with *file set.
+std::optional<int> parseScenarioArgs(QCommandLineParser& parser, const QStringList& args,
+                                     const char* subcommand, QString* file);
+/// Loads `path` with the user's presets and validates it. On failure prints one `error:`
+/// line (the first broken rule, or the load error) and `  also:` lines for further rules,
+/// sets *code and returns nullopt.
+std::optional<Scenario> loadRunnableScenario(const QString& path, int* code);
 /// Exit codes shared by all subcommands.
 enum ExitCode
 {

@@ -5,7 +5,6 @@
 #include "core/estimate_json.h"
 #include "core/evaluate.h"
 #include "core/scenario_io.h"
-#include "core/validate.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -99,38 +98,15 @@ int cmdEval(const QStringList& args)
     parser.addPositionalArgument("SCENARIO", "a .paralens.json scenario file");
     const QCommandLineOption jsonOpt("json", "print the Estimate as JSON (DESIGN.md keys)");
     parser.addOption(jsonOpt);
-    if (!parser.parse(args)) {
-        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
-        return BadUsage;
-    }
-    if (parser.isSet("help")) {
-        QTextStream(stdout) << usageText(parser, "eval");
-        return Ok;
-    }
-    const QStringList files = parser.positionalArguments();
-    if (files.size() != 1) {
-        QTextStream(stderr) << "error: eval needs exactly one SCENARIO file (paralens eval "
-                               "--help)\n";
-        return BadUsage;
-    }
-    const QString path = files.front();
+    QString path;
+    if (const auto code = parseScenarioArgs(parser, args, "eval", &path))
+        return *code;
     const bool json = parser.isSet(jsonOpt);
-    Scenario s;
-    try {
-        s = loadScenarioFile(path.toStdString(), presets());
-    } catch (const InputError& e) {
-        return fail(QString::fromStdString(e.what()));
-    }
-    const auto errors = validate(s);
-    if (!errors.empty()) {
-        // As `paralens check`: the first broken rule on the error line, the others after it.
-        QTextStream err(stderr);
-        for (std::size_t i = 0; i < errors.size(); ++i)
-            err << (i == 0 ? "error: " : "  also: ") << path << ": "
-                << QString::fromStdString(errors[i].message) << " ["
-                << QString::fromStdString(errors[i].rule) << "]\n";
-        return BadInput;
-    }
+    int code = Ok;
+    const auto loaded = loadRunnableScenario(path, &code);
+    if (!loaded)
+        return code;
+    const Scenario& s = *loaded;
     // A profile named by the scenario replaces datasheet figures; its path is relative to
     // the scenario file.
     std::unique_ptr<CalibratedPerformance> measured;

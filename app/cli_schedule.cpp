@@ -7,7 +7,6 @@
 #include "core/scenario_io.h"
 #include "core/schedule.h"
 #include "core/trace.h"
-#include "core/validate.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -87,31 +86,14 @@ int cmdSchedule(const QStringList& args)
         "trace", "write Chrome trace-event JSON (Perfetto, chrome://tracing) to FILE", "FILE");
     parser.addOption(json);
     parser.addOption(trace);
-    if (!parser.parse(args)) {
-        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
-        return BadUsage;
-    }
-    if (parser.isSet("help")) {
-        QTextStream(stdout) << usageText(parser, "schedule");
-        return Ok;
-    }
-    const QStringList files = parser.positionalArguments();
-    if (files.size() != 1) {
-        QTextStream(stderr) << "error: schedule needs exactly one SCENARIO file (paralens "
-                               "schedule --help)\n";
-        return BadUsage;
-    }
-    const QString path = files.front();
-    Scenario scenario;
-    try {
-        scenario = loadScenarioFile(path.toStdString(), presets());
-    } catch (const InputError& e) {
-        return fail(QString::fromStdString(e.what()));
-    }
-    const auto errors = validate(scenario);
-    if (!errors.empty())
-        return fail(path + ": " + QString::fromStdString(errors.front().message) + " [" +
-                    QString::fromStdString(errors.front().rule) + "]");
+    QString path;
+    if (const auto code = parseScenarioArgs(parser, args, "schedule", &path))
+        return *code;
+    int code = Ok;
+    const auto loaded = loadRunnableScenario(path, &code);
+    if (!loaded)
+        return code;
+    const Scenario& scenario = *loaded;
 
     Estimate est;
     PipelineTimeline timeline;
