@@ -332,6 +332,13 @@ private:
             warn(lineNo, std::string(body));
     }
 
+    // The NCCL version after "nccl-library=" at `lib`; empty when nothing follows it.
+    static std::string ncclVersionAfter(std::string_view c, std::size_t lib)
+    {
+        const auto t = split(c.substr(lib + 13));
+        return t.empty() ? std::string() : versionFromCode(t.front());
+    }
+
     void comment(std::string_view c, int lineNo)
     {
         if (c.starts_with("nccl-tests version")) {
@@ -341,14 +348,14 @@ private:
                 m_testsVersion = std::string(t[2]);
             const auto lib = c.find("nccl-library=");
             if (lib != std::string_view::npos)
-                m_ncclVersion = versionFromCode(split(c.substr(lib + 13)).front());
+                m_ncclVersion = ncclVersionAfter(c, lib);
             return;
         }
         if (c.starts_with("paralens-measure")) { // paralens-measure's stdout
             finish(lineNo, false);
             const auto lib = c.find("nccl-library=");
             if (lib != std::string_view::npos)
-                m_ncclVersion = versionFromCode(split(c.substr(lib + 13)).front());
+                m_ncclVersion = ncclVersionAfter(c, lib);
             return;
         }
         if (c.starts_with("Collective test starting:")) {

@@ -72,6 +72,27 @@ private slots:
         QCOMPARE(again.collectives.size(), p.collectives.size());
     }
 
+    // fuzz_nccl_log (10-minute run): a header line ending in "nccl-library=" took front() of
+    // an empty token list (UBSan: reference binding to null pointer). Fixed in
+    // core/nccl_log.cpp; the version is then simply unknown.
+    void ncclLibraryWithoutVersion()
+    {
+        for (const char* line : {"# nccl-tests version 2.13.8 nccl-library=\n",
+                                 "# paralens-measure 0.1.0 nccl-library=   \n"}) {
+            const std::string log = std::string(line) +
+                                    "#       size    count   type   redop    root     time   "
+                                    "algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+                                    "     1048576   262144  float     sum      -1    100.0   "
+                                    "10.49   18.35      0    100.0   10.49   18.35      0\n";
+            NcclLogConfig config;
+            config.default_op = "all_reduce";
+            const NcclLogResult r = parseNcclLog(log, config);
+            QCOMPARE(r.tables.size(), std::size_t(1));
+            QVERIFY(r.tables.front().nccl_version.empty());
+            QCOMPARE(r.tables.front().rows.size(), std::size_t(1));
+        }
+    }
+
     // fuzz_estimate: with full recomputation and CP > 1, the hidden CP time subtracted the
     // recomputed forward's exposed part twice, so time.overlapped.cp went negative.
     // Fixed in core/time.cpp. Oracle: a ring-attention layer moves (cp−1) KV chunks forward
