@@ -40,6 +40,15 @@ example=$(ls "$root"/fs/usr/share/paralens/examples/*.paralens.json | head -1)
 grep -Eq '"step_seconds": *[0-9]' "$root/eval.json" || { echo "FAIL: eval output"; exit 1; }
 echo "unpacked paralens ran --version and eval $(basename "$example")"
 
+# paralens-measure, when built, is its own package: the app's package works without CUDA.
+[ -e "$root/fs/usr/bin/paralens-measure" ] && { echo "FAIL: paralens .deb holds paralens-measure"; exit 1; }
+if measure=$(ls "$root"/out/paralens-measure_*.deb 2>/dev/null); then
+    contents=$(dpkg-deb -c "$measure")
+    grep -q './usr/bin/paralens-measure$' <<<"$contents" || { echo "FAIL: measure .deb"; exit 1; }
+    grep -q 'man1/paralens-measure.1.gz' <<<"$contents" || { echo "FAIL: measure man page"; exit 1; }
+    echo "built $(basename "$measure")"
+fi
+
 if command -v desktop-file-validate >/dev/null; then
     desktop-file-validate "$root/fs/usr/share/applications/io.github.paralens.ParaLens.desktop"
     echo "desktop-file-validate: ok"
