@@ -58,7 +58,7 @@ fuzz:
 bench: PRESET = release
 # Each bench executable prints one JSON object per line.
 bench: build
-	@for b in $(BUILD)/tests/bench/paralens-bench-*; do [ -x "$$b" ] && QT_QPA_PLATFORM=offscreen "$$b" || exit 1; done
+	@for b in $(BUILD)/tests/bench/paralens-bench-*; do [ -f "$$b" ] && [ -x "$$b" ] || continue; QT_QPA_PLATFORM=offscreen "$$b" || exit 1; done
 
 package: PRESET = release
 package: build
