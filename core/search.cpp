@@ -480,7 +480,17 @@ void rescoreAll(const SearchSpace& space, const SearchOptions& options, SearchRe
     rescoreList(r.results);
     rescoreList(r.sample);
     rescoreList(r.pareto);
+    // A front or sample member can overtake the screened top K once simulated: the top K is
+    // drawn from every re-scored plan, so it always starts with the front's fastest member.
+    const std::size_t k = r.results.size();
+    for (const auto* more : {&r.pareto, &r.sample})
+        for (const SearchPlan& p : *more)
+            if (std::none_of(r.results.begin(), r.results.end(),
+                             [&](const SearchPlan& q) { return q.index == p.index; }))
+                r.results.push_back(p);
     std::sort(r.results.begin(), r.results.end(), rankedBefore);
+    if (r.results.size() > k)
+        r.results.resize(k);
     // The simulated figures can reorder the front: keep its non-dominated members.
     std::sort(r.pareto.begin(), r.pareto.end(), [](const SearchPlan& a, const SearchPlan& b) {
         return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : rankedBefore(a, b);
