@@ -480,23 +480,24 @@ void rescoreAll(const SearchSpace& space, const SearchOptions& options, SearchRe
     rescoreList(r.results);
     rescoreList(r.sample);
     rescoreList(r.pareto);
-    // A front or sample member can overtake the screened top K once simulated: the top K is
-    // drawn from every re-scored plan, so it always starts with the front's fastest member.
+    // Once simulated, a top-K plan can overtake a front member and the reverse: both lists
+    // are drawn again from their union (each plan once). The random sample stays out, so the
+    // answer does not depend on it.
+    std::vector<SearchPlan> all = r.results;
+    for (const SearchPlan& p : r.pareto)
+        if (std::none_of(all.begin(), all.end(),
+                         [&](const SearchPlan& q) { return q.index == p.index; }))
+            all.push_back(p);
     const std::size_t k = r.results.size();
-    for (const auto* more : {&r.pareto, &r.sample})
-        for (const SearchPlan& p : *more)
-            if (std::none_of(r.results.begin(), r.results.end(),
-                             [&](const SearchPlan& q) { return q.index == p.index; }))
-                r.results.push_back(p);
+    r.results = all;
     std::sort(r.results.begin(), r.results.end(), rankedBefore);
     if (r.results.size() > k)
         r.results.resize(k);
-    // The simulated figures can reorder the front: keep its non-dominated members.
-    std::sort(r.pareto.begin(), r.pareto.end(), [](const SearchPlan& a, const SearchPlan& b) {
+    std::sort(all.begin(), all.end(), [](const SearchPlan& a, const SearchPlan& b) {
         return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : rankedBefore(a, b);
     });
     std::vector<SearchPlan> front;
-    for (const SearchPlan& p : r.pareto)
+    for (const SearchPlan& p : all)
         if (front.empty() || p.tokens_per_second > front.back().tokens_per_second)
             front.push_back(p);
     r.pareto = std::move(front);
