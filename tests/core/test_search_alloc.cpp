@@ -1,33 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The search allocates for its set-up and for the plans it keeps, never per plan scored.
+#include "alloc_counter.h"
 #include "core/search.h"
 #include "test_scenarios.h"
 
 #include <QTest>
-
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
-namespace {
-std::atomic<long> g_allocations{0};
-}
-
-void* operator new(std::size_t n)
-{
-    ++g_allocations;
-    if (void* p = std::malloc(n ? n : 1))
-        return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept
-{
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept
-{
-    std::free(p);
-}
 
 using namespace paralens;
 using namespace paralens::testmodels;
