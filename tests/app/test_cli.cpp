@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The command line as users and scripts see it: the built paralens binary run as a
 // subprocess, without a display, checking exit codes, stdout and the one-line errors.
+#include "cli_runner.h"
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -12,32 +13,8 @@
 
 namespace {
 
-struct Result
-{
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-// Runs paralens headless: no DISPLAY, no platform plugin forced, and a private config folder
-// so the developer's own presets never leak into the test.
-Result run(const QStringList& args, const QString& configHome = QString())
-{
-    static QTemporaryDir emptyConfig;
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove("DISPLAY");
-    env.remove("WAYLAND_DISPLAY");
-    env.remove("QT_QPA_PLATFORM");
-    env.insert("XDG_CONFIG_HOME", configHome.isEmpty() ? emptyConfig.path() : configHome);
-    p.setProcessEnvironment(env);
-    p.start(PARALENS_BIN, args);
-    if (!p.waitForFinished(60000))
-        return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
+using paralens::testcli::Result;
+using paralens::testcli::run;
 
 QString example(const char* name)
 {

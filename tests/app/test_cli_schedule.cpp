@@ -2,6 +2,7 @@
 // `paralens schedule` as scripts see it: the built binary run as a subprocess. Oracles: every
 // op of the schedule present (F, B and W per stage, chunk and micro-batch), no overlap on a
 // stage, Megatron's in-flight count on the interleaved example, and the trace-event format.
+#include "cli_runner.h"
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,29 +18,12 @@
 
 namespace {
 
-struct Result
-{
-    int code = -1;
-    QString out;
-    QString err;
-};
+using paralens::testcli::Result;
 
+// `paralens schedule ARGS...`
 Result run(const QStringList& args)
 {
-    static QTemporaryDir emptyConfig;
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove("DISPLAY");
-    env.remove("WAYLAND_DISPLAY");
-    env.remove("QT_QPA_PLATFORM");
-    env.insert("XDG_CONFIG_HOME", emptyConfig.path());
-    p.setProcessEnvironment(env);
-    p.start(PARALENS_BIN, QStringList{"schedule"} + args);
-    if (!p.waitForFinished(60000))
-        return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return paralens::testcli::run(QStringList{"schedule"} + args);
 }
 
 // llama3-70b on 64 H100: tp 8, pp 4, dp 2, global batch 128 → m = 64 micro-batches.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // paralens search as scripts see it: the built binary run as a subprocess.
+#include "cli_runner.h"
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,30 +10,8 @@
 
 namespace {
 
-struct Result
-{
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-Result run(const QStringList& args)
-{
-    static QTemporaryDir emptyConfig;
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove("DISPLAY");
-    env.remove("WAYLAND_DISPLAY");
-    env.remove("QT_QPA_PLATFORM");
-    env.insert("XDG_CONFIG_HOME", emptyConfig.path());
-    p.setProcessEnvironment(env);
-    p.start(PARALENS_BIN, args);
-    if (!p.waitForFinished(120000))
-        return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
+using paralens::testcli::Result;
+using paralens::testcli::run;
 
 const QStringList kProblem{"search",   "--model",   "llama3-8b", "--hardware",
                            "h100-sxm", "--gpus",    "16",        "--global-batch",
