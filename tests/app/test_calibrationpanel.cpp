@@ -2,6 +2,7 @@
 // CalibrationPanel: importing nccl-tests logs (a hand-written one always, the shared real logs
 // where present), errors that keep the previous profile, save/load, and paralens-measure: the
 // no-GPU explanation, progress from its JSON lines, and Cancel (with a stand-in script).
+#include "../plot_data.h"
 #include "app/calibrationpanel.h"
 #include "core/calibration.h"
 #include "core/nccl_log.h"
@@ -75,21 +76,8 @@ QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& t
     return path;
 }
 
-QVector<double> keys(QCPGraph* g)
-{
-    QVector<double> v;
-    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-        v << it->key;
-    return v;
-}
-
-QVector<double> values(QCPGraph* g)
-{
-    QVector<double> v;
-    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-        v << it->value;
-    return v;
-}
+using paralens::testplot::keys;
+using paralens::testplot::values;
 
 bool closeTo(double a, double b)
 {

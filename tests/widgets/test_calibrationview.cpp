@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // CalibrationView draws core's series: measured points, the datasheet model, the fitted curve
 // and the residuals; hover text, curve selection and palette colours.
+#include "../plot_data.h"
 #include "widgets/calibrationview.h"
 
 #include <QApplication>
@@ -52,21 +53,8 @@ CalibrationProfile profile()
     return p;
 }
 
-QVector<double> keys(QCPGraph* g)
-{
-    QVector<double> v;
-    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-        v << it->key;
-    return v;
-}
-
-QVector<double> values(QCPGraph* g)
-{
-    QVector<double> v;
-    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-        v << it->value;
-    return v;
-}
+using paralens::testplot::keys;
+using paralens::testplot::values;
 
 QVector<double> q(const std::vector<double>& v)
 {
