@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/export.h"
-#include "app/recompute.h"
+#include "app/evaluator.h"
 #include "core/trace.h"
 #include "widgets/breakdownview.h"
 #include "widgets/chartview.h"

@@ -226,8 +226,8 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
     t.forward_seconds.resize(S);
     t.backward_seconds.resize(S);
     t.weight_seconds.resize(S);
-    t.activation_bytes.resize(S);
-    t.weight_grad_bytes.resize(S);
+    t.activation_units.resize(S);
+    t.weight_grad_units.resize(S);
     t.p2p_seconds.resize(S - 1);
     for (std::size_t b = 0; b + 1 < S; ++b) {
         // Boundary between model stages b and b + 1: the link between their devices (the
@@ -243,8 +243,8 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
         t.forward_seconds[ms] = st.forward_seconds / v;
         t.backward_seconds[ms] = st.backward_seconds / v;
         t.weight_seconds[ms] = st.weight_seconds / v;
-        t.activation_bytes[ms] = 1.0 / v; // in units of a whole stage's micro-batch
-        t.weight_grad_bytes[ms] = s.split_backward ? kZbWeightStashRatio / v : 0.0;
+        t.activation_units[ms] = 1.0 / v; // in units of a whole stage's micro-batch
+        t.weight_grad_units[ms] = s.split_backward ? kZbWeightStashRatio / v : 0.0;
     }
     c.sim.run(s, t, c.result);
 
@@ -259,7 +259,7 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
     out.bubble_overhead = r.bubble_overhead;
     out.p2p_exposed_seconds = r.p2p_exposed_seconds;
     for (std::size_t i = 0; i < n; ++i)
-        inflight[i] = r.stages[i].peak_activation_bytes;
+        inflight[i] = r.stages[i].peak_activation_units;
 
     MemoEntry& e = c.memo[c.next];
     c.next = (c.next + 1) % SimCache::kMemo;
@@ -270,7 +270,7 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
     e.cost = out;
     e.inflight.resize(std::size_t(p));
     for (std::size_t i = 0; i < std::size_t(p); ++i)
-        e.inflight[i] = r.stages[i].peak_activation_bytes;
+        e.inflight[i] = r.stages[i].peak_activation_units;
 
     if (timeline) {
         timeline->schedule = s;

@@ -54,8 +54,8 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
     checkTimes(t.weight_seconds, S, false, "weight_seconds");
     checkTimes(t.p2p_seconds, S > 0 ? S - 1 : 0, true, "p2p_seconds");
     checkTimes(t.dp_sync_seconds, p, true, "dp_sync_seconds");
-    checkTimes(t.activation_bytes, S, true, "activation_bytes");
-    checkTimes(t.weight_grad_bytes, S, true, "weight_grad_bytes");
+    checkTimes(t.activation_units, S, true, "activation_units");
+    checkTimes(t.weight_grad_units, S, true, "weight_grad_units");
     if (!std::isfinite(t.dp_overlap_fraction) || t.dp_overlap_fraction < 0 ||
         t.dp_overlap_fraction > 1)
         throw InputError(kField, "pipeline timings: dp_overlap_fraction must lie in [0, 1]");
@@ -125,7 +125,7 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
     m_pendingW.assign(std::size_t(p), 0);
     m_held.assign(std::size_t(p), 0.0);
     m_lastBStart.assign(std::size_t(p), 0.0);
-    const bool actBytes = !t.activation_bytes.empty(), wBytes = !t.weight_grad_bytes.empty();
+    const bool actBytes = !t.activation_units.empty(), wBytes = !t.weight_grad_units.empty();
 
     while (!m_ready.empty()) {
         const int d = m_ready.back();
@@ -136,7 +136,7 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
         StageStats& st = out.stages[du];
         for (; i < end; ++i) {
             const PipelineOp& op = s.ops[std::size_t(i)];
-            if (op.stage != d || op.chunk < 0 || op.chunk >= s.chunks || op.microbatch < 0 ||
+            if (op.device != d || op.chunk < 0 || op.chunk >= s.chunks || op.microbatch < 0 ||
                 op.microbatch >= m || (op.kind == OpKind::W && !split) || std::uint8_t(op.kind) > 2)
                 throw InputError(kField, "pipeline schedule: op #" + std::to_string(i) +
                                              " on stage " + std::to_string(d) + " is out of range");
@@ -188,31 +188,31 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
             if (op.kind == OpKind::F) {
                 ++m_inflight[du];
                 if (actBytes)
-                    m_held[du] += t.activation_bytes[u];
+                    m_held[du] += t.activation_units[u];
                 if (t.record_memory_timeline)
                     out.memory_timeline[du].push_back(MemoryPoint{start, m_inflight[du]});
                 st.peak_inflight_microbatches =
                     std::max(st.peak_inflight_microbatches, m_inflight[du]);
-                st.peak_activation_bytes = std::max(st.peak_activation_bytes, m_held[du]);
+                st.peak_activation_units = std::max(st.peak_activation_units, m_held[du]);
             } else if (op.kind == OpKind::B) {
                 --m_inflight[du];
                 m_lastBStart[du] = start;
                 if (actBytes)
-                    m_held[du] -= t.activation_bytes[u];
+                    m_held[du] -= t.activation_units[u];
                 if (split) {
                     ++m_pendingW[du];
                     if (wBytes)
-                        m_held[du] += t.weight_grad_bytes[u];
+                        m_held[du] += t.weight_grad_units[u];
                     st.peak_pending_weight_grads =
                         std::max(st.peak_pending_weight_grads, m_pendingW[du]);
-                    st.peak_activation_bytes = std::max(st.peak_activation_bytes, m_held[du]);
+                    st.peak_activation_units = std::max(st.peak_activation_units, m_held[du]);
                 }
                 if (t.record_memory_timeline)
                     out.memory_timeline[du].push_back(MemoryPoint{stop, m_inflight[du]});
             } else {
                 --m_pendingW[du];
                 if (wBytes)
-                    m_held[du] -= t.weight_grad_bytes[u];
+                    m_held[du] -= t.weight_grad_units[u];
             }
         }
         m_cursor[du] = i;

@@ -29,11 +29,12 @@ struct PipelineTimings
     std::vector<double> dp_sync_seconds;
     double dp_overlap_fraction = 0;
 
-    /// Optional (empty = not computed) bytes held per in-flight micro-batch per model stage:
-    /// activation_bytes from F until its B ends (M_B), weight_grad_bytes from the end of a
-    /// split B until its W ends (M_W, Qi et al. §3.2). Used for peak_activation_bytes.
-    std::vector<double> activation_bytes;
-    std::vector<double> weight_grad_bytes;
+    /// Optional (empty = not computed) memory held per in-flight micro-batch per model stage,
+    /// in any unit the caller chooses (pipeline cost uses one whole stage's micro-batch):
+    /// activation_units from F until its B ends (M_B), weight_grad_units from the end of a
+    /// split B until its W ends (M_W, Qi et al. §3.2). Used for peak_activation_units.
+    std::vector<double> activation_units;
+    std::vector<double> weight_grad_units;
 
     /// Record memory_timeline (one point per F and B); off saves time when only peaks matter.
     bool record_memory_timeline = true;
@@ -65,7 +66,7 @@ struct StageStats
     /// micro-batch through one chunk (L/(p·v) layers).
     int peak_inflight_microbatches = 0;
     int peak_pending_weight_grads = 0; ///< most B's whose W has not yet run (split schedules)
-    double peak_activation_bytes = 0;  ///< when activation_bytes / weight_grad_bytes are given
+    double peak_activation_units = 0;  ///< when activation_units / weight_grad_units are given
 };
 
 struct SimulationResult

@@ -21,7 +21,7 @@ enum class OpKind : std::uint8_t
 /// One op of a schedule: 12 bytes, so p=64, m=1024, v=2 (262k ops) takes ~3 MiB.
 struct PipelineOp
 {
-    std::int32_t stage = 0;      ///< device (pipeline rank) that runs the op, 0-based
+    std::int32_t device = 0;     ///< device (pipeline rank) that runs the op, 0-based
     std::int32_t microbatch = 0; ///< 0-based
     std::int16_t chunk = 0;      ///< model chunk (virtual stage) on that device, 0-based
     OpKind kind = OpKind::F;

@@ -38,14 +38,14 @@ nlohmann::json chromeTrace(const PipelineSchedule& schedule, const SimulationRes
                           {"cat", kCat[k]},
                           {"ph", "X"},
                           {"pid", kPid},
-                          {"tid", op.stage},
+                          {"tid", op.device},
                           {"ts", t.start * kMicro},
                           {"dur", std::max(0.0, t.end - t.start) * kMicro},
                           {"args",
-                           {{"stage", op.stage},
+                           {{"stage", op.device},
                             {"microbatch", op.microbatch},
                             {"chunk", op.chunk},
-                            {"model_stage", schedule.modelStage(op.stage, op.chunk)}}}});
+                            {"model_stage", schedule.modelStage(op.device, op.chunk)}}}});
     }
     for (const StageStats& st : result.stages) {
         if (st.dp_exposed_seconds <= 0)
@@ -82,7 +82,7 @@ nlohmann::json timelineJson(const PipelineSchedule& schedule, const SimulationRe
     static constexpr const char* kKind[] = {"F", "B", "W"};
     for (std::size_t i = 0; i < schedule.ops.size() && i < result.timing.size(); ++i) {
         const PipelineOp& op = schedule.ops[i];
-        ops.push_back({{"stage", op.stage},
+        ops.push_back({{"stage", op.device},
                        {"kind", kKind[static_cast<int>(op.kind)]},
                        {"microbatch", op.microbatch},
                        {"chunk", op.chunk},

@@ -88,7 +88,7 @@ void GanttPlottable::setTimeline(std::shared_ptr<const PipelineTimeline> timelin
         const PipelineOp& op = s.ops[i];
         m_rowOps[rowOf(op)].push_back(static_cast<std::int32_t>(i));
         const std::int64_t key = (std::int64_t{kindIndex(op.kind)} * s.modelStages() +
-                                  s.modelStage(op.stage, op.chunk)) *
+                                  s.modelStage(op.device, op.chunk)) *
                                      s.microbatches +
                                  op.microbatch;
         m_opIndex[static_cast<std::size_t>(key)] = static_cast<std::int32_t>(i);
@@ -101,7 +101,7 @@ int GanttPlottable::rowOf(const PipelineOp& op) const
 {
     if (!m_timeline)
         return 0;
-    return m_expanded ? op.stage * m_timeline->schedule.chunks + op.chunk : op.stage;
+    return m_expanded ? op.device * m_timeline->schedule.chunks + op.chunk : op.device;
 }
 
 double GanttPlottable::spanMs() const
@@ -311,7 +311,7 @@ void GanttPlottable::draw(QCPPainter* painter)
             const PipelineOp& op = sched.ops[d.op];
             if (op.kind == OpKind::W)
                 continue;
-            const int ms = sched.modelStage(op.stage, op.chunk);
+            const int ms = sched.modelStage(op.device, op.chunk);
             const int prevMs = op.kind == OpKind::F ? ms - 1 : ms + 1;
             if (prevMs < 0 || prevMs >= S)
                 continue;

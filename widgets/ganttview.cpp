@@ -499,9 +499,9 @@ QString GanttView::tooltipAt(int row, double ms) const
         .arg(GanttPlottable::opLabel(o), kind)
         .arg(o.microbatch + 1)
         .arg(s.microbatches)
-        .arg(o.stage)
+        .arg(o.device)
         .arg(o.chunk)
-        .arg(s.modelStage(o.stage, o.chunk))
+        .arg(s.modelStage(o.device, o.chunk))
         .arg(units::seconds(t.start), units::seconds(t.end - t.start));
 }
 

@@ -2,7 +2,7 @@
 // Export writes valid PNG/SVG/PDF files of the requested size, from the menu's code path and
 // from `paralens export` without a display.
 #include "app/export.h"
-#include "app/recompute.h"
+#include "app/evaluator.h"
 #include "core/scenario_io.h"
 #include "widgets/chartview.h"
 #include "widgets/headline.h"

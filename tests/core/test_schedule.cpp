@@ -165,11 +165,11 @@ private slots:
         const auto s = make(Schedule::ZBH1, p, 24);
         auto t = uniformTimings(s, 1, 1, 1);
         const double mb = 100, mw = 30;
-        t.activation_bytes.assign(p, mb);
-        t.weight_grad_bytes.assign(p, mw);
+        t.activation_units.assign(p, mb);
+        t.weight_grad_units.assign(p, mw);
         const auto r = simulatePipeline(s, t);
         for (int i = 1; i <= p; ++i) {
-            QVERIFY(qFuzzyCompare(r.stages[i - 1].peak_activation_bytes,
+            QVERIFY(qFuzzyCompare(r.stages[i - 1].peak_activation_units,
                                   (p - i + 1) * mb + (i - 1) * mw));
             QCOMPARE(r.stages[i - 1].peak_pending_weight_grads, i); // i − 1 held, +1 in flight
         }
@@ -193,8 +193,8 @@ private slots:
             std::map<std::tuple<int, int, int>, int> seen;
             for (std::size_t i = 0; i < s.ops.size(); ++i) {
                 const auto& op = s.ops[i];
-                const int ms = s.modelStage(op.stage, op.chunk);
-                QVERIFY2(s.deviceOf(ms) == op.stage, qPrintable(tag));
+                const int ms = s.modelStage(op.device, op.chunk);
+                QVERIFY2(s.deviceOf(ms) == op.device, qPrintable(tag));
                 const auto key = std::tuple{int(op.kind), ms, op.microbatch};
                 ++seen[key];
                 when[key] = {r.timing[i].start, r.timing[i].end};

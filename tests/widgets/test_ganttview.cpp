@@ -65,7 +65,7 @@ private slots:
             const auto order = t->schedule.stageOps(r);
             for (std::size_t k = 0; k < ops.size(); ++k) {
                 const PipelineOp& op = t->schedule.ops[std::size_t(ops[k])];
-                QCOMPARE(op.stage, r);
+                QCOMPARE(op.device, r);
                 QCOMPARE(op.microbatch, order[k].microbatch); // the stage's execution order
                 QVERIFY(op.kind == order[k].kind);
             }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/recompute.h"
+#include "app/evaluator.h"
 #include "core/calibration.h"
 #include "core/error.h"
 #include "core/evaluate.h"
