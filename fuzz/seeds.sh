@@ -3,7 +3,7 @@
 # Fills seed corpora for the fuzz targets from the project's own files:
 #   fuzz/seeds.sh OUTDIR    -> OUTDIR/<target>/ (one folder per fuzz target)
 # Scenarios and presets from resources/, profiles from fuzz/seeds/, nccl-tests logs from
-# ../shared/nccl_logs (when present) plus small generated logs. Nothing is downloaded.
+# tests/data/nccl plus small generated logs. Nothing is downloaded.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
@@ -28,9 +28,6 @@ if [ -d "$src/tests/data" ]; then
     find "$src/tests/data" -name '*.paralens.json' -exec cp {} "$out/fuzz_scenario/" \;
     find "$src/tests/data" -name '*profile*.json' -exec cp {} "$out/fuzz_profile/" \;
     find "$src/tests/data" \( -name '*.txt' -o -name '*.log' \) -exec cp {} "$out/fuzz_nccl_log/" \;
-fi
-if [ -d "$src/../shared/nccl_logs" ]; then
-    for f in "$src"/../shared/nccl_logs/*.txt; do cp "$f" "$out/fuzz_nccl_log/"; done
 fi
 
 # Small generated nccl-tests logs: an all_reduce table with and without footer, srun prefixes.
