@@ -96,7 +96,7 @@ int cmdEval(const QStringList& args)
         "Bytes and seconds in --json; GiB and ms in the table.");
     parser.addHelpOption();
     parser.addPositionalArgument("SCENARIO", "a .paralens.json scenario file");
-    const QCommandLineOption jsonOpt("json", "print the Estimate as JSON (DESIGN.md keys)");
+    const QCommandLineOption jsonOpt("json", "print the Estimate as JSON (keys in docs/cli.md)");
     parser.addOption(jsonOpt);
     QString path;
     if (const auto code = parseScenarioArgs(parser, args, "eval", &path))

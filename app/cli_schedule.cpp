@@ -81,7 +81,7 @@ int cmdSchedule(const QStringList& args)
         "flight. --json prints every op with its start and end (seconds).");
     parser.addHelpOption();
     parser.addPositionalArgument("SCENARIO", "a .paralens.json scenario file");
-    const QCommandLineOption json("json", "print JSON (keys in DESIGN.md)");
+    const QCommandLineOption json("json", "print JSON (keys in docs/cli.md)");
     const QCommandLineOption trace(
         "trace", "write Chrome trace-event JSON (Perfetto, chrome://tracing) to FILE", "FILE");
     parser.addOption(json);

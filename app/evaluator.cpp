@@ -88,7 +88,7 @@ void Evaluator::start(const Scenario& s)
     std::shared_ptr<const MeasuredPerformance> calib = calibrationFor(s, &note);
     // A watcher owned by this object, not QFuture::then(this, ...): with then(), an Evaluator
     // destroyed while a job runs (a window closed mid-evaluation) trips Qt's ASSERT "context"
-    // in qfuture_impl.h (found by make test-asan on branch reliab, a Debug build); a destroyed
+    // in qfuture_impl.h (Debug builds, e.g. make test-asan); a destroyed
     // watcher simply never delivers.
     auto* watcher = new QFutureWatcher<Evaluation>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {

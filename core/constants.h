@@ -4,11 +4,11 @@
 namespace paralens {
 
 /// Named terms that the papers do not pin down; every default says where it comes from
-/// (MODEL_NOTES section; 🟡 = peers' figures, 🔢 = our estimate). Pass a modified copy to
-/// evaluate() to override any of them.
+/// (a docs/formulas.md section; 🟡 = peers' figures, 🔢 = our estimate). Pass a modified copy
+/// to evaluate() to override any of them.
 struct ModelConstants
 {
-    // ---- memory (MODEL_NOTES §3.4) ----
+    // ---- memory (docs/formulas.md §3.4) ----
     /// CUDA context, cuBLAS/cuDNN workspaces, kernels: 300–500 MB per peers (🟡); we take 0.5
     /// GiB.
     double cuda_context_bytes = 0.5 * 1073741824.0;
@@ -18,7 +18,7 @@ struct ModelConstants
     /// Temporaries and allocator slack as a share of the stored activations (Megatron's
     /// theoretical_memory_usage.py multiplies activations by 1.05).
     double activation_temporaries_fraction = 0.05;
-    /// Megatron pads the vocabulary to a multiple of this times TP (MODEL_NOTES §1).
+    /// Megatron pads the vocabulary to a multiple of this times TP (docs/formulas.md §1).
     int vocab_divisible_by = 128;
 
     // ---- kernels (🔢; a calibration profile replaces them) ----
@@ -32,7 +32,7 @@ struct ModelConstants
     /// Achieved share of the datasheet HBM bandwidth for streaming kernels.
     double hbm_efficiency = 0.85;
 
-    // ---- network (MODEL_NOTES §5) ----
+    // ---- network (docs/formulas.md §5) ----
     /// nccl-tests busbw over per-direction NVLink line rate (≈ 370/450 on H100, 240/300 on A100).
     double scale_up_efficiency = 0.80;
     /// Achieved over nominal per-NIC rate (≈ 46–49 GB/s of 50 on NDR 400G).
@@ -47,7 +47,7 @@ struct ModelConstants
     /// CPU Adam throughput per GPU's share of the host when the optimizer is offloaded (🔢).
     double cpu_adam_params_per_second = 1.0e9;
 
-    // ---- pipeline (MODEL_NOTES §6) ----
+    // ---- pipeline (docs/formulas.md §6) ----
     /// Step time, bubble and in-flight micro-batches from the schedule simulator (the op order
     /// of the chosen schedule run with each stage's times; ~10 ns per op, so 5 µs to 1 ms for a
     /// new plan, repeats memoised). false = the closed forms (~50 ns): for screening millions of

@@ -23,7 +23,7 @@ struct ActivationShape
 };
 
 /// Bytes one dense transformer layer stores for one micro-batch (Korthikanti et al. 2022,
-/// Table 2, generalised to GQA and gated MLPs per MODEL_NOTES §3.2):
+/// Table 2, generalised to GQA and gated MLPs per docs/formulas.md §3.2):
 ///   replicated-across-TP part  sbh·10 (two norm inputs 4, QKV input 2, fc1 input 2, two
 ///                              1-byte dropout masks), divided by t only with SP;
 ///   TP-sharded part            sb·[2(q + 2kv) + 2q + (4 | 6)·ffn] / t (Q, K, V, out-proj input,
@@ -33,9 +33,10 @@ struct ActivationShape
 /// and everything divided by CP. For GPT shapes this is exactly Table 2.
 double denseLayerActivationBytes(const ModelSpec& m, const ActivationShape& a);
 
-/// Bytes one MoE layer stores for one micro-batch (MODEL_NOTES §3.2 🔢): the attention and
-/// norm part as dense, then per token on the rank router/MLP input 2h, k permuted copies
-/// (2h + (4|6)·ffn_e/t each), a 2kh combine buffer, the shared experts and fp32 router logits.
+/// Bytes one MoE layer stores for one micro-batch (docs/formulas.md §3.2, derived): the
+/// attention and norm part as dense, then per token on the rank router/MLP input 2h, k permuted
+/// copies (2h + (4|6)·ffn_e/t each), a 2kh combine buffer, the shared experts and fp32 router
+/// logits.
 double moeLayerActivationBytes(const ModelSpec& m, const ActivationShape& a);
 
 /// Bytes for the stage-0 extras of one micro-batch: token ids (8sb) + embedding dropout mask.

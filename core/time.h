@@ -37,7 +37,7 @@ struct StepInputs
     PipelineTimeline* timeline = nullptr; ///< receives the simulated schedule when given
 };
 
-/// Time of one optimizer step into est.time, per issue 3 item 2: compute per stage from a
+/// Time of one optimizer step into est.time: compute per stage from a
 /// roofline per op (QKV, attention core, output projection, MLP or experts, router, LM head,
 /// element-wise traffic), TP collectives per layer (all-reduce, or all-gather + reduce-scatter
 /// with SP), CP ring exchange overlapped with attention, EP all-to-all × load imbalance, PP p2p,

@@ -18,7 +18,7 @@ class QTableView;
 
 namespace paralens {
 
-/// The configuration search view (issue 7): a Search / Cancel pair with a progress bar, a
+/// The configuration search view (docs/search.md): a Search / Cancel pair with a progress bar, a
 /// scatter of plans (tokens/s against peak memory per GPU, coloured by a dimension picked in a
 /// combo) with the Pareto front drawn as a line, and a sortable table of the top plans.
 /// The search runs off the GUI thread (QtConcurrent); progress is marshalled back with

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `paralens eval` and `paralens reference` as a user's script runs them: the binary, its exit
-// code, and DESIGN.md's JSON keys.
+// code, and the JSON keys of docs/cli.md.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>

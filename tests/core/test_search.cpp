@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The configuration search (issue 7) against an independent brute force: every plan of a small
+// The configuration search against an independent brute force: every plan of a small
 // problem scored one by one here, with the search space written out again as plain loops.
 #include "core/error.h"
 #include "core/evaluate.h"
