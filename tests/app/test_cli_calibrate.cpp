@@ -74,12 +74,12 @@ private slots:
         QCOMPARE(loadProfileFile(out2.toStdString()).collectives.size(), size_t(2));
     }
 
-    void sharedLogs()
+    void fixtureLogs()
     {
-        const QString dir = QStringLiteral(PARALENS_SHARED_DIR "/nccl_logs");
-        const auto names = QDir(dir).entryList({"0*.txt"}, QDir::Files);
-        if (names.isEmpty())
-            QSKIP("shared nccl-tests logs not present");
+        // One node with five collectives, two nodes with an inferred all_reduce (a warning).
+        const QString dir = QStringLiteral(PARALENS_SOURCE_DIR "/tests/data/nccl");
+        const auto names = QDir(dir).entryList({"*.txt"}, QDir::Files);
+        QVERIFY(names.size() >= 3);
         QStringList args{"calibrate"};
         for (const auto& n : names)
             args << dir + "/" + n;
@@ -90,6 +90,10 @@ private slots:
         for (const char* c : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"})
             QVERIFY(r.out.contains(QLatin1String(c)));
         QVERIFY(r.err.contains("warning: "));
+        // The two-node all_reduce was made with B = 150 GB/s: its fit row says so within 1 %.
+        QVERIFY2(r.out.contains(QRegularExpression(
+                     R"(all_reduce\s+16\s+inter\s+[0-9.]+\s+1(4[89]|5[01])\.[0-9]{2}\s)")),
+                 qPrintable(r.out));
     }
 
     void badInput()
