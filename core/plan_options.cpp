@@ -17,7 +17,9 @@ std::vector<int> divisorsWhere(std::int64_t n, std::int64_t limit, Keep keep)
     if (n <= 0)
         return out;
     limit = std::min<std::int64_t>(limit, std::numeric_limits<int>::max());
+    out.reserve(64);       // more divisors than any n below 2^31 has but a few
     std::vector<int> high; // the partners n / d, descending
+    high.reserve(64);
     for (std::int64_t d = 1; d * d <= n; ++d) {
         if (n % d != 0)
             continue;
@@ -105,6 +107,7 @@ std::vector<int> virtualStageDegrees(Schedule s, int pp, int layers, int max_v)
         return fit >= 2 ? std::vector<int>{2} : std::vector<int>{};
     const std::int64_t top = max_v > 0 ? std::min<std::int64_t>(fit, max_v) : fit;
     std::vector<int> out;
+    out.reserve(std::size_t(std::max<std::int64_t>(0, top - 1)));
     for (std::int64_t v = 2; v <= top; ++v)
         out.push_back(int(v));
     return out;

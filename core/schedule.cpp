@@ -256,24 +256,24 @@ void validateGroups(const ScheduleParams& s)
 // The schedule's chunk rule (plan_options.h), with a message that names the schedule.
 void validateChunks(const ScheduleParams& s)
 {
-    const std::string name(toString(s.kind));
+    const auto name = [&] { return std::string(toString(s.kind)); }; // error paths only
     switch (traitsOf(s.kind).chunks) {
     case ChunkRule::One:
         if (s.virtual_stages != 1)
-            bad("parallel.virtual_stages", name + " runs one model chunk per GPU; " +
+            bad("parallel.virtual_stages", name() + " runs one model chunk per GPU; " +
                                                "parallel.virtual_stages must be 1 (got " +
                                                str(s.virtual_stages) + ")");
         break;
     case ChunkRule::Two:
         if (s.virtual_stages != 2)
-            bad("parallel.virtual_stages", name + " places two model chunks per GPU in a V; " +
+            bad("parallel.virtual_stages", name() + " places two model chunks per GPU in a V; " +
                                                "parallel.virtual_stages must be 2 (got " +
                                                str(s.virtual_stages) + ")");
         break;
     case ChunkRule::Free:
         if (s.virtual_stages < 2)
             bad("parallel.virtual_stages",
-                name + " needs parallel.virtual_stages >= 2 (got " + str(s.virtual_stages) + ")");
+                name() + " needs parallel.virtual_stages >= 2 (got " + str(s.virtual_stages) + ")");
         break;
     }
 }

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -145,6 +146,9 @@ std::vector<Item> enumerateItems(const SearchSpace& sp, std::vector<Inner>& inne
     // A pinned TP is tried even above the limit.
     const std::int64_t maxTp =
         sp.tp ? gpus : (sp.max_tp > 0 ? sp.max_tp : b.cluster.scale_up_domain);
+    // Micro-batches are searched inside: DP needs only to divide the global batch.
+    const std::vector<int> dps = dpDegrees(b.training.global_batch, 1, 1);
+    std::map<int, std::vector<std::pair<Schedule, int>>> schedules; // per pp
     std::vector<Item> items;
     total = 0;
     for (int tp : tpDegrees(m, gpus, maxTp)) {
@@ -155,10 +159,11 @@ std::vector<Item> enumerateItems(const SearchSpace& sp, std::vector<Inner>& inne
                 continue;
             for (int pp : ppDegrees(m.layers, gpus / (tp * cp), 1)) {
                 const int dp = gpus / (tp * cp * pp);
-                // Micro-batches are searched inside: DP needs only to divide the global batch.
-                if (!allowed(sp.pp, pp) || !allowed(sp.dp, dp) ||
-                    !listed(dpDegrees(b.training.global_batch, 1, tp * cp * pp), dp))
+                if (!allowed(sp.pp, pp) || !allowed(sp.dp, dp) || !listed(dps, dp))
                     continue;
+                auto choices = schedules.find(pp);
+                if (choices == schedules.end())
+                    choices = schedules.emplace(pp, schedulesFor(sp, pp)).first;
                 Inner in = innerFor(sp, tp, dp);
                 const std::uint64_t inner = in.count();
                 if (inner == 0)
@@ -168,7 +173,7 @@ std::vector<Item> enumerateItems(const SearchSpace& sp, std::vector<Inner>& inne
                 for (int ep : epDegrees(m, std::int64_t(dp) * cp)) {
                     if (!allowed(sp.ep, ep))
                         continue;
-                    for (const auto& [sched, v] : schedulesFor(sp, pp)) {
+                    for (const auto& [sched, v] : choices->second) {
                         items.push_back(Item{tp, cp, pp, dp, ep, v, sched, total, innerIndex});
                         total += inner;
                     }
