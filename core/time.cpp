@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/time.h"
 #include "core/comm_cost.h"
+#include "core/plan_options.h"
 
 #include <algorithm>
 #include <string_view>
@@ -254,7 +255,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
             collectiveSeconds(Collective::AllToAll, epL, bytes, meas) * kc.ep_load_imbalance;
         epF = 2 * a2a;
         epB = 2 * a2a + (tr.recompute == Recompute::Full ? 2 * a2a : 0);
-        if (pl.schedule == Schedule::DualPipeV) {
+        if (traitsOf(pl.schedule).pairs_forward_backward) {
             // DualPipe pairs a forward and a backward chunk so all-to-alls run under compute.
             const double f = std::max(0.0, epF - moe.f), b = std::max(0.0, epB - moe.b - moe.w);
             epHidden = epF + epB - f - b;
@@ -441,9 +442,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     tb.overlapped.tp = double(mb) * sl.layers * tpHidden;
     tb.overlapped.cp = double(mb) * sl.layers * cpHidden;
     tb.overlapped.ep = double(mb) * sl.moe_layers * epHidden;
-    const double vhops = pl.schedule == Schedule::Interleaved1F1B ? std::max(1, pl.virtual_stages)
-                         : (pl.schedule == Schedule::ZBV || pl.schedule == Schedule::DualPipeV) ? 2
-                                                                                                : 1;
+    const double vhops = p2pHopsPerMicrobatch(pl.schedule, pl.virtual_stages);
     tb.overlapped.pp = std::max(0.0, 2.0 * mb * vhops * p2p - pc.p2p_exposed_seconds);
     tb.overlapped.dp = std::max(0.0, dpTotalSlow - dpExposed);
     tb.optimizer_seconds = optimizer;

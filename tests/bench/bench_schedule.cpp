@@ -31,10 +31,11 @@ double cpuMs()
 
 void bench(const char* name, const ScheduleParams& params, int repeats)
 {
+    ScheduleBuilder builder;
     PipelineSchedule schedule;
     PipelineSimulator sim;
     SimulationResult result;
-    buildSchedule(params, schedule);
+    builder.build(params, schedule);
     const PipelineTimings timings = uniformTimings(schedule, 1e-3, 2e-3, 1e-3);
     sim.run(schedule, timings, result); // warm the buffers
     std::vector<double> ms, wall;
@@ -43,7 +44,7 @@ void bench(const char* name, const ScheduleParams& params, int repeats)
     for (int i = 0; i < repeats; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         const double c0 = cpuMs();
-        buildSchedule(params, schedule);
+        builder.build(params, schedule);
         sim.run(schedule, timings, result);
         ms.push_back(cpuMs() - c0);
         const auto t1 = std::chrono::steady_clock::now();

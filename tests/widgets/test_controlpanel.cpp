@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The scenario controls: sliders snap to values that keep the plan runnable, keyboard moves
 // them, DP follows TP·PP·CP, and a broken rule shows inline with its named message.
+#include "core/plan_options.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
 #include "widgets/controlpanel.h"
@@ -22,6 +23,12 @@ class TestControlPanel : public QObject
     const PresetLibrary& presets() { return PresetLibrary::builtin(); }
 
     static std::vector<int> v(std::initializer_list<int> l) { return l; }
+    static std::vector<int> withCurrent(std::vector<int> values, int current)
+    {
+        if (std::find(values.begin(), values.end(), current) == values.end())
+            values.insert(std::upper_bound(values.begin(), values.end(), current), current);
+        return values;
+    }
 
 private slots:
     void slidersSnapToRunnableValues()
@@ -174,6 +181,91 @@ private slots:
                 QVERIFY2(tip, qPrintable(w->accessibleName()));
             }
         }
+    }
+
+    void offersExactlyThePlanOptionsDegrees()
+    {
+        // The sliders list planDegrees() and the v box spans its virtual stages, for a dense
+        // plan, an MoE plan, a V schedule, one chunk, and a GPU count TP·PP·CP does not divide
+        // (a slider also shows its current value when the list lacks it, so it can move away).
+        std::vector<Scenario> cases;
+        cases.push_back(defaultScenario());
+        Scenario moe = defaultScenario();
+        moe.model_id = "mixtral-8x7b";
+        moe.model = *presets().model("mixtral-8x7b");
+        moe.parallel = ParallelPlan{};
+        moe.parallel.tp = 4;
+        moe.parallel.pp = 2;
+        moe.parallel.dp = 8;
+        moe.parallel.ep = 4;
+        moe.parallel.sequence_parallel = true;
+        cases.push_back(moe);
+        Scenario vShape = defaultScenario();
+        vShape.parallel = withSchedule(vShape.parallel, Schedule::ZBV);
+        cases.push_back(vShape);
+        Scenario one = defaultScenario();
+        one.parallel = withSchedule(one.parallel, Schedule::ZBH1);
+        cases.push_back(one);
+        Scenario odd = defaultScenario();
+        odd.gpus = 48; // 8·4 does not divide it
+        cases.push_back(odd);
+
+        ControlPanel panel(presets());
+        QSpinBox* vBox = nullptr;
+        for (QSpinBox* b : panel.findChildren<QSpinBox*>())
+            if (b->accessibleName() == QStringLiteral("Virtual stages"))
+                vBox = b;
+        QVERIFY(vBox);
+        for (const Scenario& s : cases) {
+            panel.setScenario(s);
+            const PlanDegrees d = planDegrees(s);
+            const ParallelPlan& p = s.parallel;
+            QCOMPARE(panel.slider(ControlPanel::Tp)->values(), withCurrent(d.tp, p.tp));
+            QCOMPARE(panel.slider(ControlPanel::Pp)->values(), withCurrent(d.pp, p.pp));
+            QCOMPARE(panel.slider(ControlPanel::Cp)->values(), withCurrent(d.cp, p.cp));
+            QCOMPARE(panel.slider(ControlPanel::Dp)->values(), withCurrent(d.dp, p.dp));
+            QCOMPARE(panel.slider(ControlPanel::Ep)->values(), withCurrent(d.ep, p.ep));
+            QVERIFY(!d.virtual_stages.empty());
+            QCOMPARE(vBox->minimum(), d.virtual_stages.front());
+            QCOMPARE(vBox->maximum(), d.virtual_stages.back());
+            QCOMPARE(vBox->isEnabled(), d.virtual_stages.size() > 1);
+        }
+        // MoE: EP divides 8 experts and DP·CP = 8; hand-derived, not only equal to the list.
+        panel.setScenario(moe);
+        QCOMPARE(panel.slider(ControlPanel::Ep)->values(), v({1, 2, 4, 8}));
+    }
+
+    void scheduleBoxSwitchesWithWithSchedule()
+    {
+        // The box lists every schedule in kAllSchedules' order; picking one edits the plan
+        // exactly as withSchedule does (interleaved keeps the default's v = 5).
+        ControlPanel panel(presets());
+        QComboBox* box = nullptr;
+        for (QComboBox* b : panel.findChildren<QComboBox*>())
+            if (b->accessibleName() == QStringLiteral("Schedule"))
+                box = b;
+        QVERIFY(box);
+        QCOMPARE(box->count(), int(kAllSchedules.size()));
+        QSignalSpy spy(&panel, &ControlPanel::edited);
+        for (int i = 0; i < box->count(); ++i) {
+            const Schedule to = kAllSchedules[std::size_t(i)];
+            QCOMPARE(box->itemText(i).toStdString(), std::string(toString(to)));
+            for (Schedule from : kAllSchedules) {
+                Scenario s = defaultScenario();
+                s.parallel = withSchedule(s.parallel, from);
+                if (from == Schedule::Interleaved1F1B)
+                    s.parallel.virtual_stages = 5;
+                panel.setScenario(s);
+                emit box->activated(i);
+                QVERIFY(spy.last().at(0).value<Scenario>().parallel ==
+                        withSchedule(s.parallel, to));
+            }
+        }
+        panel.setScenario(defaultScenario());
+        emit box->activated(
+            int(std::find(kAllSchedules.begin(), kAllSchedules.end(), Schedule::Interleaved1F1B) -
+                kAllSchedules.begin()));
+        QCOMPARE(panel.scenario().parallel.virtual_stages, 5);
     }
 };
 
