@@ -120,6 +120,8 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
 
     createActions();
 
+    // One direction per edit: the panel asks the document, the document's change updates the
+    // panel like every view, and the one evaluation of it (validated once) reaches them all.
     connect(m_panel, &ControlPanel::edited, m_doc, &Document::edit);
     connect(m_doc, &Document::scenarioChanged, this, [this](const Scenario& s) {
         m_panel->setScenario(s);
@@ -183,12 +185,15 @@ void MainWindow::createActions()
     unpin->setEnabled(false);
     connect(m_compare, &Comparison::pinnedChanged, unpin, &QAction::setEnabled);
     m_tools = new ToolDocks(this, m_doc, menuBar()->addMenu(tr("&Tools")));
+    for (ChartView* c : m_tools->charts())
+        connect(c, &ChartView::exportRequested, this, &MainWindow::exportChartDialog);
     updateRecentMenu();
 }
 
 void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
 {
     m_shown = e;
+    m_panel->setErrors(e.errors);
     if (e.ok()) {
         m_memory->setEstimate(e.estimate, e.scenario);
         m_breakdown->setEstimate(e.estimate);

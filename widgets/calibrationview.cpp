@@ -2,12 +2,10 @@
 #include "widgets/calibrationview.h"
 
 #include <QComboBox>
-#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QToolTip>
-#include <QVBoxLayout>
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -79,7 +77,7 @@ QString formatBytes(double bytes)
                                        QLatin1String(kUnits[u]));
 }
 
-CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
+CalibrationView::CalibrationView(QWidget* parent) : ChartView(parent)
 {
     setObjectName(QStringLiteral("calibrationView"));
     m_curveCombo = new QComboBox(this);
@@ -94,20 +92,19 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
     m_fitLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     // One plot, two axis rects: bandwidth above, residuals below, left edges aligned.
-    m_plot = new QCustomPlot(this);
-    m_plot->setObjectName(QStringLiteral("calibrationPlot"));
-    m_plot->setAccessibleName(tr("Bus bandwidth against message size, and fit residuals"));
-    m_plot->setBackground(Qt::transparent);
-    m_plot->setAttribute(Qt::WA_OpaquePaintEvent, false);
-    m_plot->setMinimumHeight(340);
-    m_plot->setMouseTracking(true);
-    connect(m_plot, &QCustomPlot::mouseMove, this, &CalibrationView::hover);
+    QCustomPlot* p = plot();
+    p->setObjectName(QStringLiteral("calibrationPlot"));
+    p->setAccessibleName(tr("Bus bandwidth against message size, and fit residuals"));
+    p->setAttribute(Qt::WA_OpaquePaintEvent, false);
+    p->setMinimumHeight(340);
+    p->setMouseTracking(true);
+    connect(p, &QCustomPlot::mouseMove, this, &CalibrationView::hover);
 
-    QCPAxisRect* top = m_plot->axisRect();
-    m_residualRect = new QCPAxisRect(m_plot);
-    m_plot->plotLayout()->addElement(1, 0, m_residualRect);
-    m_plot->plotLayout()->setRowStretchFactors({3, 1});
-    auto* group = new QCPMarginGroup(m_plot);
+    QCPAxisRect* top = p->axisRect();
+    m_residualRect = new QCPAxisRect(p);
+    p->plotLayout()->addElement(1, 0, m_residualRect);
+    p->plotLayout()->setRowStretchFactors({3, 1});
+    auto* group = new QCPMarginGroup(p);
     top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
     m_residualRect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
     for (auto* rect : {top, m_residualRect}) {
@@ -127,32 +124,26 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
     ry->setLabel(tr("time: fit − measured (%)"));
     ry->ticker()->setTickCount(4);
 
-    m_datasheet = m_plot->addGraph();
+    m_datasheet = p->addGraph();
     m_datasheet->setName(tr("datasheet model (before calibration)"));
-    m_fitted = m_plot->addGraph();
+    m_fitted = p->addGraph();
     m_fitted->setName(tr("fitted α-β (after calibration)"));
-    m_measured = m_plot->addGraph();
+    m_measured = p->addGraph();
     m_measured->setName(tr("measured"));
     m_measured->setLineStyle(QCPGraph::lsNone);
-    m_residuals = m_plot->addGraph(m_residualRect->axis(QCPAxis::atBottom), ry);
+    m_residuals = p->addGraph(m_residualRect->axis(QCPAxis::atBottom), ry);
     m_residuals->setName(tr("residual"));
     m_residuals->setLineStyle(QCPGraph::lsNone);
     m_residuals->removeFromLegend();
-    m_zeroLine = new QCPItemStraightLine(m_plot);
+    m_zeroLine = new QCPItemStraightLine(p);
     m_zeroLine->setClipAxisRect(m_residualRect);
     for (auto* pos : {m_zeroLine->point1, m_zeroLine->point2})
         pos->setAxes(m_residualRect->axis(QCPAxis::atBottom), ry);
     m_zeroLine->point1->setCoords(1, 0);
     m_zeroLine->point2->setCoords(2, 0);
     m_zeroLine->setSelectable(false);
-    m_plot->legend->setVisible(true);
+    p->legend->setVisible(true);
     top->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
-    m_emptyText = new QCPItemText(m_plot);
-    m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
-    m_emptyText->position->setAxisRect(top);
-    m_emptyText->position->setCoords(0.5, 0.4);
-    m_emptyText->setText(
-        tr("No calibration profile.\nImport an nccl-tests log or load a profile."));
 
     // The residual panel shares the size axis with the bandwidth plot.
     connect(top->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
@@ -164,10 +155,7 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_curveCombo);
     bar->addSpacing(12);
     bar->addWidget(m_fitLabel, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(bar);
-    layout->addWidget(m_plot, 1);
+    layoutBox()->insertLayout(0, bar);
 
     connect(m_curveCombo, &QComboBox::currentIndexChanged, this, [this](int row) {
         const int index = row < 0 ? -1 : m_curveCombo->itemData(row).toInt();
@@ -182,6 +170,11 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
 }
 
 CalibrationView::~CalibrationView() = default;
+
+QString CalibrationView::chartTitle() const
+{
+    return tr("Calibration: bus bandwidth and fit residuals");
+}
 
 void CalibrationView::setProfile(const CalibrationProfile& profile)
 {
@@ -279,13 +272,14 @@ void CalibrationView::rebuild()
             g->addToLegend();
         else
             g->removeFromLegend();
-    m_emptyText->setVisible(!have);
-    m_plot->legend->setVisible(have);
-    if (!have)
-        m_emptyText->setText(curveCount() == 0 && m_profile.gemm.empty()
-                                 ? tr("No calibration profile.\nImport an nccl-tests log or "
-                                      "load a profile.")
-                                 : tr("This profile has no collective measurements."));
+    plot()->legend->setVisible(have);
+    if (have)
+        markValid();
+    else
+        showMessage(curveCount() == 0 && m_profile.gemm.empty()
+                        ? tr("No calibration profile.\nImport an nccl-tests log or load a "
+                             "profile.")
+                        : tr("This profile has no collective measurements."));
 
     if (have) {
         const auto& c = m_profile.collectives[size_t(m_current)];
@@ -331,14 +325,14 @@ void CalibrationView::rebuild()
     if (first) {
         xlo = 1024, xhi = 1 << 30, ylo = 1, yhi = 1000;
     }
-    m_plot->xAxis->setRange(xlo / 1.4, xhi * 1.4);
-    m_plot->yAxis->setRange(ylo / 1.2, yhi * 1.25);
+    plot()->xAxis->setRange(xlo / 1.4, xhi * 1.4);
+    plot()->yAxis->setRange(ylo / 1.2, yhi * 1.25);
     double r = 1.0;
     for (double v : m_chart.residual_pct)
         r = std::max(r, std::abs(v));
     m_residualRect->axis(QCPAxis::atLeft)->setRange(-1.25 * r, 1.25 * r);
-    m_residualRect->axis(QCPAxis::atBottom)->setRange(m_plot->xAxis->range());
-    m_plot->replot();
+    m_residualRect->axis(QCPAxis::atBottom)->setRange(plot()->xAxis->range());
+    plot()->replot();
 }
 
 void CalibrationView::applyColors()
@@ -350,7 +344,7 @@ void CalibrationView::applyColors()
     const QColor measured = dark ? kSkyBlue : kBlue;
     QColor grid = text;
     grid.setAlpha(40);
-    for (auto* rect : {m_plot->axisRect(), m_residualRect}) {
+    for (auto* rect : {plot()->axisRect(), m_residualRect}) {
         for (auto* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
             axis->setBasePen(QPen(text));
             axis->setTickPen(QPen(text));
@@ -361,10 +355,11 @@ void CalibrationView::applyColors()
             axis->grid()->setZeroLinePen(Qt::NoPen);
         }
     }
-    m_plot->legend->setBrush(window);
-    m_plot->legend->setBorderPen(QPen(grid));
-    m_plot->legend->setTextColor(text);
-    m_emptyText->setColor(text);
+    // The plot sits on the panel's window colour, not on the base colour of the other charts.
+    plot()->setBackground(Qt::transparent);
+    plot()->legend->setBrush(window);
+    plot()->legend->setBorderPen(QPen(grid));
+    plot()->legend->setTextColor(text);
 
     QColor fill = measured;
     fill.setAlpha(70);
@@ -377,22 +372,20 @@ void CalibrationView::applyColors()
     m_residuals->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(measured, 1.5), QBrush(fill), 8));
     m_zeroLine->setPen(QPen(kVermillion, 1.5));
-    m_plot->replot();
 }
 
-void CalibrationView::changeEvent(QEvent* event)
+void CalibrationView::clearData()
 {
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        applyColors();
+    for (QCPGraph* g : {m_measured, m_datasheet, m_fitted, m_residuals})
+        g->data()->clear();
 }
 
 int CalibrationView::nearestPoint(const QPointF& pos) const
 {
     const bool residual = m_residualRect->rect().contains(pos.toPoint());
     const auto& ys = residual ? m_chart.residual_pct : m_chart.measured_busbw_gbps;
-    const QCPAxis* xa = residual ? m_residualRect->axis(QCPAxis::atBottom) : m_plot->xAxis;
-    const QCPAxis* ya = residual ? m_residualRect->axis(QCPAxis::atLeft) : m_plot->yAxis;
+    const QCPAxis* xa = residual ? m_residualRect->axis(QCPAxis::atBottom) : plot()->xAxis;
+    const QCPAxis* ya = residual ? m_residualRect->axis(QCPAxis::atLeft) : plot()->yAxis;
     int best = -1;
     double bestD = 14.0 * 14.0; // pixels²: close enough to mean that point
     for (size_t i = 0; i < m_chart.size_bytes.size() && i < ys.size(); ++i) {
@@ -434,7 +427,7 @@ void CalibrationView::hover(QMouseEvent* event)
         QToolTip::hideText();
         return;
     }
-    QToolTip::showText(event->globalPosition().toPoint(), pointToolTip(i), m_plot);
+    QToolTip::showText(event->globalPosition().toPoint(), pointToolTip(i), plot());
 }
 
 } // namespace paralens

@@ -13,7 +13,6 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <qcustomplot.h>
 
@@ -108,7 +107,8 @@ std::pair<double, QString> dimension(const SearchPlan& p, SearchView::ColourBy c
 
 } // namespace
 
-SearchView::SearchView(QWidget* parent) : QWidget(parent)
+SearchView::SearchView(QWidget* parent)
+    : ChartView(parent), m_job(this, [this](Outcome out) { onFinished(out); })
 {
     m_start = new QPushButton(tr("Search"), this);
     m_start->setAccessibleName(tr("Start the configuration search"));
@@ -126,17 +126,13 @@ SearchView::SearchView(QWidget* parent) : QWidget(parent)
          {"TP", "PP", "DP", "CP", "EP", "schedule", "ZeRO stage", "recompute", "micro-batch"})
         m_colour->addItem(tr("Colour by %1").arg(QString::fromLatin1(c)));
 
-    m_plot = new QCustomPlot(this);
-    m_plot->setAccessibleName(tr("Plans: tokens per second against peak memory per GPU"));
-    m_plot->setMinimumHeight(260);
-    m_plot->xAxis->setLabel(tr("peak memory per GPU (GiB)"));
-    m_plot->yAxis->setLabel(tr("tokens/s"));
-    m_plot->legend->setVisible(true);
-    // The legend sits right of the axes so that it never hides plans.
-    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-    m_plot->plotLayout()->addElement(0, 1, m_plot->legend);
-    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
-    m_plot->legend->setMaximumSize(QSize(200, QWIDGETSIZE_MAX));
+    QCustomPlot* p = plot();
+    p->setMinimumHeight(260);
+    p->xAxis->setLabel(tr("peak memory per GPU (GiB)"));
+    p->yAxis->setLabel(tr("tokens/s"));
+    setUpTitleAndLegend(); // the legend right of the axes, so that it never hides plans
+    p->setAccessibleDescription(tr("Plans: tokens per second against peak memory per GPU"));
+    p->legend->setMaximumSize(QSize(200, QWIDGETSIZE_MAX));
 
     m_model = new QStandardItemModel(this);
     QStringList headers;
@@ -162,27 +158,30 @@ SearchView::SearchView(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_stop);
     bar->addWidget(m_progress, 1);
     bar->addWidget(m_colour);
+    // The chart frame's plot shares a splitter with the table.
+    QVBoxLayout* layout = layoutBox();
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->removeWidget(p);
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_plot);
+    split->addWidget(p);
     split->addWidget(m_table);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(m_status);
     layout->addWidget(split, 1);
 
     connect(m_start, &QPushButton::clicked, this, &SearchView::start);
     connect(m_stop, &QPushButton::clicked, this, &SearchView::cancel);
-    connect(m_colour, &QComboBox::currentIndexChanged, this, &SearchView::replot);
+    connect(m_colour, &QComboBox::currentIndexChanged, this, &SearchView::drawPlans);
     connect(m_table, &QTableView::clicked, this, &SearchView::rowClicked);
-    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &SearchView::onFinished);
 }
 
-SearchView::~SearchView()
+SearchView::~SearchView() = default;
+
+QString SearchView::chartTitle() const
 {
-    m_cancel = true;
-    m_watcher.waitForFinished();
+    return tr("Searched plans");
 }
 
 void SearchView::setSpace(const SearchSpace& space)
@@ -197,14 +196,13 @@ void SearchView::setColourBy(ColourBy c)
 
 bool SearchView::isRunning() const
 {
-    return m_watcher.isRunning();
+    return m_job.isBusy();
 }
 
 void SearchView::start()
 {
     if (isRunning())
         return;
-    m_cancel = false;
     m_error.clear();
     m_start->setEnabled(false);
     m_stop->setEnabled(true);
@@ -215,44 +213,41 @@ void SearchView::start()
     options.top_k = m_topK;
     options.sample = m_sample;
     options.threads = m_threads;
-    options.cancel = &m_cancel;
-    // Called on the searching thread: hand the figures to the GUI thread, never touch widgets.
-    options.progress = [this](double fraction, std::uint64_t evaluated) {
-        QMetaObject::invokeMethod(
-            this, [this, fraction, evaluated] { onProgress(fraction, quint64(evaluated)); },
-            Qt::QueuedConnection);
-        return true;
-    };
     const SearchSpace space = m_space;
-    m_watcher.setFuture(QtConcurrent::run([space, options]() {
+    m_job.start([this, space, options](const JobTicket& ticket) {
+        SearchOptions run = options;
+        run.cancel = ticket.stop;
+        // Called on the searching thread: hand the figures to the GUI thread, never touch
+        // widgets.
+        run.progress = [this, gen = ticket.generation](double fraction, std::uint64_t evaluated) {
+            m_job.post(gen, [this, fraction, evaluated] { onProgress(fraction, evaluated); });
+            return true;
+        };
         Outcome out;
         try {
-            out.result = search(space, options);
+            out.result = search(space, run);
         } catch (const InputError& e) {
             out.error = QString::fromStdString(e.what());
         }
         return out;
-    }));
+    });
 }
 
 void SearchView::cancel()
 {
-    m_cancel = true;
+    m_job.cancel();
 }
 
 void SearchView::onProgress(double fraction, quint64 evaluated)
 {
-    if (!isRunning())
-        return;
     m_progress->setValue(int(fraction * 1000));
     m_status->setText(tr("Searching… %1 plans evaluated (%2 %)")
                           .arg(QLocale().toString(evaluated))
                           .arg(fraction * 100, 0, 'f', 0));
 }
 
-void SearchView::onFinished()
+void SearchView::onFinished(const Outcome& out)
 {
-    const Outcome out = m_watcher.result();
     m_result = out.result;
     m_error = out.error;
     m_start->setEnabled(true);
@@ -275,7 +270,12 @@ void SearchView::onFinished()
         m_status->setText(text);
     }
     fillTable();
-    replot();
+    if (m_error.isEmpty()) {
+        markValid();
+        drawPlans();
+    } else {
+        setInvalid(m_error);
+    }
     emit finished();
 }
 
@@ -310,10 +310,27 @@ void SearchView::fillTable()
     m_table->resizeColumnsToContents();
 }
 
-void SearchView::replot()
+void SearchView::clearData()
 {
-    m_plot->clearGraphs();
-    m_plot->clearItems();
+    plot()->clearGraphs();
+    if (m_capacityLine) {
+        plot()->removeItem(m_capacityLine);
+        m_capacityLine = nullptr;
+    }
+}
+
+void SearchView::applyColors()
+{
+    if (!isInvalid())
+        drawPlans(); // the front and the capacity line take the palette's text colours
+}
+
+void SearchView::drawPlans()
+{
+    if (!m_colour)
+        return; // a palette change while the base class is being built
+    clearData();
+    QCustomPlot* p = plot();
     const auto by = ColourBy(std::max(0, m_colour->currentIndex()));
     struct Series
     {
@@ -321,20 +338,20 @@ void SearchView::replot()
         QVector<double> x, y;
     };
     std::map<double, Series> groups;
-    auto add = [&](const SearchPlan& p) {
-        const auto [key, label] = dimension(p, by);
+    auto add = [&](const SearchPlan& plan) {
+        const auto [key, label] = dimension(plan, by);
         Series& s = groups[key];
         s.label = label;
-        s.x << p.peak_bytes / kGiB;
-        s.y << p.tokens_per_second;
+        s.x << plan.peak_bytes / kGiB;
+        s.y << plan.tokens_per_second;
     };
-    for (const SearchPlan& p : m_result.sample)
-        add(p);
-    for (const SearchPlan& p : m_result.results)
-        add(p);
+    for (const SearchPlan& plan : m_result.sample)
+        add(plan);
+    for (const SearchPlan& plan : m_result.results)
+        add(plan);
     int i = 0;
     for (auto& [key, s] : groups) {
-        QCPGraph* g = m_plot->addGraph();
+        QCPGraph* g = p->addGraph();
         g->setName(s.label);
         g->setLineStyle(QCPGraph::lsNone);
         const QColor c = kColours[i++ % int(std::size(kColours))];
@@ -343,28 +360,28 @@ void SearchView::replot()
     }
     if (!m_result.pareto.empty()) {
         QVector<double> x, y;
-        for (const SearchPlan& p : m_result.pareto) {
-            x << p.peak_bytes / kGiB;
-            y << p.tokens_per_second;
+        for (const SearchPlan& plan : m_result.pareto) {
+            x << plan.peak_bytes / kGiB;
+            y << plan.tokens_per_second;
         }
-        QCPGraph* front = m_plot->addGraph();
+        QCPGraph* front = p->addGraph();
         front->setName(tr("Pareto front"));
         front->setPen(QPen(palette().color(QPalette::WindowText), 1.5));
         front->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
         front->setData(x, y, true);
     }
     const double capacity = m_space.base.cluster.gpu.memory_gib;
-    if (capacity > 0 && m_plot->graphCount() > 0) {
-        auto* line = new QCPItemStraightLine(m_plot);
-        line->point1->setCoords(capacity, 0);
-        line->point2->setCoords(capacity, 1);
-        line->setPen(QPen(palette().color(QPalette::Mid), 1, Qt::DashLine));
+    if (capacity > 0 && p->graphCount() > 0) {
+        m_capacityLine = new QCPItemStraightLine(p);
+        m_capacityLine->point1->setCoords(capacity, 0);
+        m_capacityLine->point2->setCoords(capacity, 1);
+        m_capacityLine->setPen(QPen(palette().color(QPalette::Mid), 1, Qt::DashLine));
     }
-    m_plot->rescaleAxes();
+    p->rescaleAxes();
     if (capacity > 0)
-        m_plot->xAxis->setRange(0, capacity * 1.05);
-    m_plot->yAxis->setRange(0, m_plot->yAxis->range().upper * 1.05);
-    m_plot->replot();
+        p->xAxis->setRange(0, capacity * 1.05);
+    p->yAxis->setRange(0, p->yAxis->range().upper * 1.05);
+    p->replot();
 }
 
 void SearchView::rowClicked(const QModelIndex& index)

@@ -14,6 +14,7 @@
 
 #include <QDropEvent>
 #include <QFile>
+#include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
@@ -136,6 +137,53 @@ private slots:
         }
         QCOMPARE(w.memoryView()->stageCount(), 0); // no stale numbers
         QCOMPARE(w.headline()->valueText(Headline::StepTime), QStringLiteral("—"));
+    }
+
+    /// One tick, one validation: the panel, the document and the evaluator do not each check
+    /// the plan again; the one Evaluation carries its errors to the panel's marks, the status
+    /// line and every view.
+    void oneEditValidatesOnceForEveryConsumer()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(settle(w));
+        const quint64 before = Evaluator::validationCount();
+        QSlider* tp = w.controlPanel()->slider(ControlPanel::Tp)->slider();
+        tp->setFocus();
+        QTest::keyClick(tp, Qt::Key_Left); // TP 8 -> 4
+        QVERIFY(settle(w));
+        QCOMPARE(Evaluator::validationCount() - before, quint64(1));
+        QCOMPARE(w.shown().scenario.parallel.tp, 4);
+        QVERIFY(w.shown().ok());
+        QVERIFY(w.controlPanel()->errors().empty());
+        QVERIFY(w.controlPanel()->bannerText().isEmpty());
+
+        const quint64 mid = Evaluator::validationCount();
+        w.controlPanel()->gpusBox()->setValue(60); // 60 != 4·4·1·DP and not whole nodes
+        // The panel shows the new value at once but judges nothing itself: the marks come
+        // with the evaluation.
+        QCOMPARE(w.controlPanel()->gpusBox()->value(), 60);
+        QVERIFY(w.controlPanel()->bannerText().isEmpty());
+        QVERIFY(settle(w));
+        QCOMPARE(Evaluator::validationCount() - mid, quint64(1));
+        const Evaluation& e = w.shown();
+        QCOMPARE(e.scenario.gpus, 60);
+        QVERIFY(!e.errors.empty());
+        QStringList shownRules, evaluatedRules;
+        for (const ValidationError& err : w.controlPanel()->errors())
+            shownRules << QString::fromStdString(err.rule);
+        for (const ValidationError& err : e.errors)
+            evaluatedRules << QString::fromStdString(err.rule);
+        QCOMPARE(shownRules, evaluatedRules);
+        QVERIFY(evaluatedRules.contains(QStringLiteral("gpus_product")));
+        QLabel* status = nullptr;
+        for (QLabel* label : w.findChildren<QLabel*>())
+            if (label->accessibleName() == QStringLiteral("Warnings"))
+                status = label;
+        QVERIFY(status);
+        QCOMPARE(status->text(), e.reason().section(QLatin1Char('\n'), 0, 0));
+        for (ChartView* c : w.charts())
+            QCOMPARE(c->invalidReason(), e.reason());
     }
 
     void sliderChangesViewsToCoreEstimateAndUndoRestores()

@@ -61,6 +61,15 @@ QVector<double> q(const std::vector<double>& v)
     return {v.begin(), v.end()};
 }
 
+/// The message the chart shows in place of data ("" when none is visible).
+QString shownMessage(const QCustomPlot* plot)
+{
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->visible())
+            return t->text();
+    return {};
+}
+
 } // namespace
 
 class TestCalibrationView : public QObject
@@ -74,6 +83,15 @@ private slots:
         QCOMPARE(v.currentCurve(), -1);
         QVERIFY(v.measuredGraph()->data()->isEmpty());
         QVERIFY(v.pointToolTip(0).isEmpty());
+        // The common chart frame: its message in place of data, an id for export.
+        QVERIFY2(shownMessage(v.plot()).contains("No calibration profile"),
+                 qPrintable(shownMessage(v.plot())));
+        QVERIFY(!v.isInvalid()); // nothing to draw is not an error
+        QCOMPARE(static_cast<ChartView&>(v).chartId(), QStringLiteral("calibration"));
+        v.setProfile(profile());
+        QCOMPARE(shownMessage(v.plot()), QString());
+        v.setProfile(CalibrationProfile{});
+        QVERIFY(shownMessage(v.plot()).contains("No calibration profile"));
     }
     void drawsCoreSeries()
     {
