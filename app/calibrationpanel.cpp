@@ -3,7 +3,10 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/measure_exit_codes.h"
 #include "widgets/calibrationview.h"
+#include "widgets/palette.h"
+#include "widgets/units.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -26,7 +29,6 @@
 namespace paralens {
 namespace {
 
-constexpr int kNoDeviceExit = 3; // paralens-measure: "error: no CUDA device visible"
 constexpr int kProbeTimeoutMs = 20000;
 
 QString describe(const std::exception& e)
@@ -94,7 +96,8 @@ CalibrationPanel::CalibrationPanel(QWidget* parent) : QWidget(parent)
     m_errorLabel->setObjectName(QStringLiteral("calibrationError"));
     m_errorLabel->setWordWrap(true);
     m_errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_errorLabel->setStyleSheet(QStringLiteral("color: #D55E00;")); // Okabe-Ito vermillion
+    m_errorLabel->setStyleSheet(
+        QStringLiteral("color: %1;").arg(palette::warning(palette()).name()));
     m_errorLabel->setVisible(false);
 
     auto* actions = new QHBoxLayout;
@@ -397,11 +400,11 @@ void CalibrationPanel::probeFinished(int exitCode, QProcess::ExitStatus status)
     const QString startError = m_probe->errorString();
     m_probe->deleteLater();
     m_probe = nullptr;
-    if (status == QProcess::NormalExit && exitCode == kNoDeviceExit) {
+    if (status == QProcess::NormalExit && exitCode == measure::ExitNoDevice) {
         m_measureState = MeasureState::NoGpu;
         m_measureStatus = tr("Measurement unavailable: no CUDA device visible on this machine "
                              "(paralens-measure found, but it sees no GPU).");
-    } else if (status == QProcess::NormalExit && exitCode == 0) {
+    } else if (status == QProcess::NormalExit && exitCode == measure::ExitOk) {
         const QJsonArray devices =
             QJsonDocument::fromJson(out).object().value(QStringLiteral("devices")).toArray();
         QStringList names;
@@ -507,7 +510,7 @@ void CalibrationPanel::readProgress()
             what += QStringLiteral(": %1 on %2 GPUs, %3")
                         .arg(o.value(QStringLiteral("op")).toString())
                         .arg(o.value(QStringLiteral("ranks")).toInt())
-                        .arg(formatBytes(o.value(QStringLiteral("size_bytes")).toDouble()));
+                        .arg(units::sizeBytes(o.value(QStringLiteral("size_bytes")).toDouble()));
         else if (phase == QLatin1String("gemm"))
             what += QStringLiteral(": %1 %2").arg(o.value(QStringLiteral("label")).toString(),
                                                   o.value(QStringLiteral("dtype")).toString());
@@ -534,17 +537,19 @@ void CalibrationPanel::runFinished(int exitCode, QProcess::ExitStatus status)
     } else if (status == QProcess::CrashExit) {
         m_progressLabel->clear();
         showError(tr("paralens-measure crashed. %1").arg(errors));
-    } else if (exitCode == kNoDeviceExit) {
+    } else if (exitCode == measure::ExitNoDevice) {
         m_progressLabel->clear();
         m_measureState = MeasureState::NoGpu;
         m_measureStatus = tr("Measurement unavailable: no CUDA device visible on this machine.");
         showError(errors.isEmpty() ? m_measureStatus : errors);
-    } else if (QFileInfo::exists(m_runOut) && (exitCode == 0 || exitCode == 1 || exitCode == 4)) {
-        // 1 and 4 still write what was measured before the failure or hang.
-        ok = loadProfile(m_runOut) && exitCode == 0;
+    } else if (QFileInfo::exists(m_runOut) &&
+               (exitCode == measure::ExitOk || exitCode == measure::ExitFailure ||
+                exitCode == measure::ExitTimeout)) {
+        // A failure or a hang still writes what was measured before it.
+        ok = loadProfile(m_runOut) && exitCode == measure::ExitOk;
         m_progressLabel->setText(ok ? tr("Measurement finished: %1").arg(m_runOut)
                                     : tr("Measurement ended early; partial profile loaded."));
-        if (exitCode != 0)
+        if (exitCode != measure::ExitOk)
             showError(tr("paralens-measure exited with code %1: %2").arg(exitCode).arg(errors));
     } else {
         m_progressLabel->clear();

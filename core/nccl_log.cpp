@@ -189,7 +189,7 @@ bool parseRow(std::string_view body, const Columns& cols, NcclRow& row, std::str
     int groups = cols.groups;
     if (cols.known) {
         middle = (cols.redop ? 1 : 0) + (cols.root ? 1 : 0);
-        if (t.size() != static_cast<size_t>(3 + middle + 4 * groups)) {
+        if (static_cast<int>(t.size()) != 3 + middle + 4 * groups) {
             why = "expected " + std::to_string(3 + middle + 4 * groups) + " columns, found " +
                   std::to_string(t.size());
             return false;

@@ -323,7 +323,7 @@ void runItem(Shared& sh, Worker& w, const Item& it)
                 w.params[std::size_t(r)] = stageParameters(sc.model, pl, w.layers[std::size_t(r)],
                                                            constants.vocab_divisible_by);
     }
-    const double capacity = sc.cluster.gpu.memory_gib * 1073741824.0;
+    const double capacity = sc.cluster.gpu.memory_gib * units::kGiB;
     std::uint64_t index = it.first_index;
     std::uint64_t evaluated = 0;
     for (const auto& [zero, group] : inner.zero_groups) {

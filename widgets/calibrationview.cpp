@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/calibrationview.h"
+#include "widgets/qt_text.h"
+#include "widgets/units.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -37,16 +39,15 @@ public:
 protected:
     QString getTickLabel(double tick, const QLocale&, QChar, int) override
     {
-        return formatBytes(tick);
+        return units::sizeBytes(tick);
     }
 };
 
 QString curveLabel(const CollectiveCurve& c)
 {
-    QString s = QString::fromStdString(std::string(toString(c.collective))) +
-                QStringLiteral(" · %1 GPUs").arg(c.ranks);
-    s += c.span == Span::ScaleUp ? QStringLiteral(" · intra-node")
-                                 : QStringLiteral(" · inter-node (%1 nodes)").arg(c.nodes);
+    QString s = qText(toString(c.collective)) + CalibrationView::tr(" · %1 GPUs").arg(c.ranks);
+    s += c.span == Span::ScaleUp ? CalibrationView::tr(" · intra-node")
+                                 : CalibrationView::tr(" · inter-node (%1 nodes)").arg(c.nodes);
     if (!c.dtype.empty())
         s += QStringLiteral(" · ") + QString::fromStdString(c.dtype);
     // Two tables of one log can measure the same group (e.g. NCCL_ALGO variants): name the
@@ -63,21 +64,6 @@ QVector<double> vec(const std::vector<double>& v)
 }
 
 } // namespace
-
-QString formatBytes(double bytes)
-{
-    static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int u = 0;
-    double v = bytes;
-    while (std::abs(v) >= 1024 && u < 5) {
-        v /= 1024;
-        ++u;
-    }
-    const bool whole = std::abs(v - std::round(v)) < 1e-9;
-    return QStringLiteral("%1 %2").arg(whole ? QString::number(std::round(v), 'f', 0)
-                                             : QString::number(v, 'g', 3),
-                                       QLatin1String(kUnits[u]));
-}
 
 CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
 {
@@ -329,7 +315,7 @@ void CalibrationView::rebuild()
     take(m_chart.model_size_bytes, m_chart.datasheet_busbw_gbps);
     take(m_chart.model_size_bytes, m_chart.fitted_busbw_gbps);
     if (first) {
-        xlo = 1024, xhi = 1 << 30, ylo = 1, yhi = 1000;
+        xlo = units::kKiB, xhi = units::kGiB, ylo = 1, yhi = 1000;
     }
     m_plot->xAxis->setRange(xlo / 1.4, xhi * 1.4);
     m_plot->yAxis->setRange(ylo / 1.2, yhi * 1.25);
@@ -413,7 +399,7 @@ QString CalibrationView::pointToolTip(int i) const
         return {};
     const size_t k = size_t(i);
     QString s = QStringLiteral("<b>%1</b> (%2 B)<br>")
-                    .arg(formatBytes(m_chart.size_bytes[k]))
+                    .arg(units::sizeBytes(m_chart.size_bytes[k]))
                     .arg(m_chart.size_bytes[k], 0, 'f', 0);
     s += tr("measured: %1 GB/s, %2 µs")
              .arg(m_chart.measured_busbw_gbps[k], 0, 'f', 2)

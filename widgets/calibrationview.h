@@ -86,7 +86,4 @@ private:
     QCPItemText* m_emptyText = nullptr;
 };
 
-/// "1 KiB", "32 MiB", "16 GiB" (binary units, as nccl-tests sizes are powers of two).
-QString formatBytes(double bytes);
-
 } // namespace paralens

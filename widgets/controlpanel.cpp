@@ -2,6 +2,7 @@
 #include "widgets/controlpanel.h"
 #include "core/presets.h"
 #include "widgets/palette.h"
+#include "widgets/qt_text.h"
 #include "widgets/snapslider.h"
 
 #include <QCheckBox>
@@ -182,7 +183,7 @@ void ControlPanel::build()
     auto [pipeGroup, pipeForm] = addGroup(tr("Pipeline"));
     QStringList scheduleNames;
     for (Schedule sc : kSchedules)
-        scheduleNames << QString::fromLatin1(toString(sc).data(), toString(sc).size());
+        scheduleNames << qText(toString(sc));
     m_schedule = enumBox(pipeGroup, scheduleNames,
                          tr("Order of forward/backward passes per stage; sets the bubble and the "
                             "activations in flight"));
