@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/calibrationview.h"
+#include "widgets/palette.h"
 #include "widgets/qt_text.h"
 #include "widgets/units.h"
 
@@ -17,13 +18,6 @@
 
 namespace paralens {
 namespace {
-
-// Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision
-// deficiency. Blue is too dark on a dark background, so sky blue replaces it there.
-const QColor kBlue{0x00, 0x72, 0xB2};
-const QColor kSkyBlue{0x56, 0xB4, 0xE9};
-const QColor kVermillion{0xD5, 0x5E, 0x00};
-const QColor kGreen{0x00, 0x9E, 0x73};
 
 /// Log ticks in powers of two, labelled in binary byte units.
 class ByteTicker : public QCPAxisTickerLog
@@ -332,8 +326,8 @@ void CalibrationView::applyColors()
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::WindowText);
     const QColor window = pal.color(QPalette::Window);
-    const bool dark = window.lightness() < 128;
-    const QColor measured = dark ? kSkyBlue : kBlue;
+    // Okabe-Ito blue is too dark on a dark background: sky blue replaces it there.
+    const QColor measured(palette::isDark(pal) ? palette::kSkyBlue : palette::kBlue);
     QColor grid = text;
     grid.setAlpha(40);
     for (auto* rect : {m_plot->axisRect(), m_residualRect}) {
@@ -357,12 +351,12 @@ void CalibrationView::applyColors()
     m_measured->setPen(QPen(measured, 1.5));
     m_measured->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(measured, 1.5), QBrush(fill), 8));
-    m_fitted->setPen(QPen(kVermillion, 2));
-    m_datasheet->setPen(QPen(kGreen, 2, Qt::DashLine));
+    m_fitted->setPen(QPen(QColor(palette::kVermillion), 2));
+    m_datasheet->setPen(QPen(QColor(palette::kBluishGreen), 2, Qt::DashLine));
     m_residuals->setPen(QPen(measured, 1.5));
     m_residuals->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(measured, 1.5), QBrush(fill), 8));
-    m_zeroLine->setPen(QPen(kVermillion, 1.5));
+    m_zeroLine->setPen(QPen(QColor(palette::kVermillion), 1.5));
     m_plot->replot();
 }
 
