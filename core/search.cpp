@@ -582,7 +582,8 @@ SearchResult search(const SearchSpace& space, const SearchOptions& options)
         for (const Worker& w : workers) {
             const auto take =
                 std::min(w.sample.size(), std::size_t(std::llround(share * double(w.feasible))));
-            result.sample.insert(result.sample.end(), w.sample.begin(), w.sample.begin() + take);
+            result.sample.insert(result.sample.end(), w.sample.begin(),
+                                 w.sample.begin() + std::ptrdiff_t(take));
         }
     }
     result.results = std::move(all.heap);
