@@ -3,7 +3,10 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/measure_exit_codes.h"
 #include "widgets/calibrationview.h"
+#include "widgets/palette.h"
+#include "widgets/units.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -26,7 +29,6 @@
 namespace paralens {
 namespace {
 
-constexpr int kNoDeviceExit = 3; // paralens-measure: "error: no CUDA device visible"
 constexpr int kProbeTimeoutMs = 20000;
 constexpr int kPollMs = 20; // how often a running tool's job looks at its stop flags
 
@@ -158,7 +160,8 @@ CalibrationPanel::CalibrationPanel(QWidget* parent)
     m_errorLabel->setObjectName(QStringLiteral("calibrationError"));
     m_errorLabel->setWordWrap(true);
     m_errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_errorLabel->setStyleSheet(QStringLiteral("color: #D55E00;")); // Okabe-Ito vermillion
+    m_errorLabel->setStyleSheet(
+        QStringLiteral("color: %1;").arg(palette::warning(palette()).name()));
     m_errorLabel->setVisible(false);
 
     auto* actions = new QHBoxLayout;
@@ -432,11 +435,11 @@ void CalibrationPanel::probe()
 void CalibrationPanel::probeFinished(const ToolRun& run)
 {
     const QString err = QString::fromUtf8(run.rest).trimmed();
-    if (run.started && run.status == QProcess::NormalExit && run.exitCode == kNoDeviceExit) {
+    if (run.started && run.status == QProcess::NormalExit && run.exitCode == measure::ExitNoDevice) {
         m_measureState = MeasureState::NoGpu;
         m_measureStatus = tr("Measurement unavailable: no CUDA device visible on this machine "
                              "(paralens-measure found, but it sees no GPU).");
-    } else if (run.started && run.status == QProcess::NormalExit && run.exitCode == 0) {
+    } else if (run.started && run.status == QProcess::NormalExit && run.exitCode == measure::ExitOk) {
         const QJsonArray devices =
             QJsonDocument::fromJson(run.out).object().value(QStringLiteral("devices")).toArray();
         QStringList names;
@@ -533,7 +536,7 @@ void CalibrationPanel::progressLine(const QByteArray& raw)
         what += QStringLiteral(": %1 on %2 GPUs, %3")
                     .arg(o.value(QStringLiteral("op")).toString())
                     .arg(o.value(QStringLiteral("ranks")).toInt())
-                    .arg(formatBytes(o.value(QStringLiteral("size_bytes")).toDouble()));
+                    .arg(units::sizeBytes(o.value(QStringLiteral("size_bytes")).toDouble()));
     else if (phase == QLatin1String("gemm"))
         what += QStringLiteral(": %1 %2").arg(o.value(QStringLiteral("label")).toString(),
                                               o.value(QStringLiteral("dtype")).toString());
@@ -563,17 +566,19 @@ void CalibrationPanel::runFinished(const ToolRun& run)
     } else if (status == QProcess::CrashExit) {
         m_progressLabel->clear();
         showError(tr("paralens-measure crashed. %1").arg(errors));
-    } else if (exitCode == kNoDeviceExit) {
+    } else if (exitCode == measure::ExitNoDevice) {
         m_progressLabel->clear();
         m_measureState = MeasureState::NoGpu;
         m_measureStatus = tr("Measurement unavailable: no CUDA device visible on this machine.");
         showError(errors.isEmpty() ? m_measureStatus : errors);
-    } else if (QFileInfo::exists(m_runOut) && (exitCode == 0 || exitCode == 1 || exitCode == 4)) {
-        // 1 and 4 still write what was measured before the failure or hang.
-        ok = loadProfile(m_runOut) && exitCode == 0;
+    } else if (QFileInfo::exists(m_runOut) &&
+               (exitCode == measure::ExitOk || exitCode == measure::ExitFailure ||
+                exitCode == measure::ExitTimeout)) {
+        // A failure or a hang still writes what was measured before it.
+        ok = loadProfile(m_runOut) && exitCode == measure::ExitOk;
         m_progressLabel->setText(ok ? tr("Measurement finished: %1").arg(m_runOut)
                                     : tr("Measurement ended early; partial profile loaded."));
-        if (exitCode != 0)
+        if (exitCode != measure::ExitOk)
             showError(tr("paralens-measure exited with code %1: %2").arg(exitCode).arg(errors));
     } else {
         m_progressLabel->clear();

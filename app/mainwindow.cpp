@@ -43,7 +43,8 @@
 namespace paralens {
 namespace {
 
-const char kFileFilter[] = "ParaLens scenario (*.paralens.json);;JSON (*.json)";
+const char kFileFilter[] =
+    QT_TRANSLATE_NOOP("paralens::MainWindow", "ParaLens scenario (*.paralens.json);;JSON (*.json)");
 constexpr int kMaxRecent = 8;
 
 QStringList warningLines(const Estimate& e)

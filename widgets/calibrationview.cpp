@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/calibrationview.h"
+#include "widgets/palette.h"
+#include "widgets/qt_text.h"
+#include "widgets/units.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -13,13 +16,6 @@
 
 namespace paralens {
 namespace {
-
-// Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision
-// deficiency. Blue is too dark on a dark background, so sky blue replaces it there.
-const QColor kBlue{0x00, 0x72, 0xB2};
-const QColor kSkyBlue{0x56, 0xB4, 0xE9};
-const QColor kVermillion{0xD5, 0x5E, 0x00};
-const QColor kGreen{0x00, 0x9E, 0x73};
 
 /// Log ticks in powers of two, labelled in binary byte units.
 class ByteTicker : public QCPAxisTickerLog
@@ -35,16 +31,15 @@ public:
 protected:
     QString getTickLabel(double tick, const QLocale&, QChar, int) override
     {
-        return formatBytes(tick);
+        return units::sizeBytes(tick);
     }
 };
 
 QString curveLabel(const CollectiveCurve& c)
 {
-    QString s = QString::fromStdString(std::string(toString(c.collective))) +
-                QStringLiteral(" · %1 GPUs").arg(c.ranks);
-    s += c.span == Span::ScaleUp ? QStringLiteral(" · intra-node")
-                                 : QStringLiteral(" · inter-node (%1 nodes)").arg(c.nodes);
+    QString s = qText(toString(c.collective)) + CalibrationView::tr(" · %1 GPUs").arg(c.ranks);
+    s += c.span == Span::ScaleUp ? CalibrationView::tr(" · intra-node")
+                                 : CalibrationView::tr(" · inter-node (%1 nodes)").arg(c.nodes);
     if (!c.dtype.empty())
         s += QStringLiteral(" · ") + QString::fromStdString(c.dtype);
     // Two tables of one log can measure the same group (e.g. NCCL_ALGO variants): name the
@@ -61,21 +56,6 @@ QVector<double> vec(const std::vector<double>& v)
 }
 
 } // namespace
-
-QString formatBytes(double bytes)
-{
-    static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int u = 0;
-    double v = bytes;
-    while (std::abs(v) >= 1024 && u < 5) {
-        v /= 1024;
-        ++u;
-    }
-    const bool whole = std::abs(v - std::round(v)) < 1e-9;
-    return QStringLiteral("%1 %2").arg(whole ? QString::number(std::round(v), 'f', 0)
-                                             : QString::number(v, 'g', 3),
-                                       QLatin1String(kUnits[u]));
-}
 
 CalibrationView::CalibrationView(QWidget* parent) : ChartView(parent)
 {
@@ -323,7 +303,7 @@ void CalibrationView::rebuild()
     take(m_chart.model_size_bytes, m_chart.datasheet_busbw_gbps);
     take(m_chart.model_size_bytes, m_chart.fitted_busbw_gbps);
     if (first) {
-        xlo = 1024, xhi = 1 << 30, ylo = 1, yhi = 1000;
+        xlo = units::kKiB, xhi = units::kGiB, ylo = 1, yhi = 1000;
     }
     plot()->xAxis->setRange(xlo / 1.4, xhi * 1.4);
     plot()->yAxis->setRange(ylo / 1.2, yhi * 1.25);
@@ -340,8 +320,8 @@ void CalibrationView::applyColors()
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::WindowText);
     const QColor window = pal.color(QPalette::Window);
-    const bool dark = window.lightness() < 128;
-    const QColor measured = dark ? kSkyBlue : kBlue;
+    // Okabe-Ito blue is too dark on a dark background: sky blue replaces it there.
+    const QColor measured(palette::isDark(pal) ? palette::kSkyBlue : palette::kBlue);
     QColor grid = text;
     grid.setAlpha(40);
     for (auto* rect : {plot()->axisRect(), m_residualRect}) {
@@ -366,12 +346,12 @@ void CalibrationView::applyColors()
     m_measured->setPen(QPen(measured, 1.5));
     m_measured->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(measured, 1.5), QBrush(fill), 8));
-    m_fitted->setPen(QPen(kVermillion, 2));
-    m_datasheet->setPen(QPen(kGreen, 2, Qt::DashLine));
+    m_fitted->setPen(QPen(QColor(palette::kVermillion), 2));
+    m_datasheet->setPen(QPen(QColor(palette::kBluishGreen), 2, Qt::DashLine));
     m_residuals->setPen(QPen(measured, 1.5));
     m_residuals->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(measured, 1.5), QBrush(fill), 8));
-    m_zeroLine->setPen(QPen(kVermillion, 1.5));
+    m_zeroLine->setPen(QPen(QColor(palette::kVermillion), 1.5));
 }
 
 void CalibrationView::clearData()
@@ -406,7 +386,7 @@ QString CalibrationView::pointToolTip(int i) const
         return {};
     const size_t k = size_t(i);
     QString s = QStringLiteral("<b>%1</b> (%2 B)<br>")
-                    .arg(formatBytes(m_chart.size_bytes[k]))
+                    .arg(units::sizeBytes(m_chart.size_bytes[k]))
                     .arg(m_chart.size_bytes[k], 0, 'f', 0);
     s += tr("measured: %1 GB/s, %2 µs")
              .arg(m_chart.measured_busbw_gbps[k], 0, 'f', 2)

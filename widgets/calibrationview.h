@@ -85,7 +85,4 @@ private:
     QCPItemStraightLine* m_zeroLine = nullptr;
 };
 
-/// "1 KiB", "32 MiB", "16 GiB" (binary units, as nccl-tests sizes are powers of two).
-QString formatBytes(double bytes);
-
 } // namespace paralens

@@ -3,6 +3,7 @@
 #include "core/plan_options.h"
 #include "core/presets.h"
 #include "widgets/palette.h"
+#include "widgets/qt_text.h"
 #include "widgets/snapslider.h"
 
 #include <QCheckBox>
@@ -147,7 +148,7 @@ void ControlPanel::build()
     auto [pipeGroup, pipeForm] = addGroup(tr("Pipeline"));
     QStringList scheduleNames;
     for (Schedule sc : kAllSchedules)
-        scheduleNames << QString::fromLatin1(toString(sc).data(), toString(sc).size());
+        scheduleNames << qText(toString(sc));
     m_schedule = enumBox(pipeGroup, scheduleNames,
                          tr("Order of forward/backward passes per stage; sets the bubble and the "
                             "activations in flight"));

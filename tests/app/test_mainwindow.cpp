@@ -5,6 +5,7 @@
 #include "app/mainwindow.h"
 #include "core/evaluate.h"
 #include "core/scenario_io.h"
+#include "core/units.h"
 #include "widgets/breakdownview.h"
 #include "widgets/controlpanel.h"
 #include "widgets/headline.h"
@@ -50,14 +51,15 @@ class TestMainWindow : public QObject
         QCOMPARE(mem->stageCount(), int(expected.stages.size()));
         for (int i = 0; i < mem->stageCount(); ++i) {
             const StageMemory& st = expected.stages[std::size_t(i)];
-            QCOMPARE(mem->segmentGiB(MemoryView::Parameters, i), st.parameters / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::Gradients, i), st.gradients / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::OptimizerStates, i), st.optimizer_states / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::Activations, i), st.activations / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::Buffers, i), st.comm_buffers / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::Overhead, i), st.runtime_overhead / GiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Parameters, i), st.parameters / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Gradients, i), st.gradients / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::OptimizerStates, i),
+                     st.optimizer_states / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Activations, i), st.activations / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Buffers, i), st.comm_buffers / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Overhead, i), st.runtime_overhead / units::kGiB);
         }
-        QCOMPARE(mem->capacityGiB(), expected.capacity_bytes / GiB);
+        QCOMPARE(mem->capacityGiB(), expected.capacity_bytes / units::kGiB);
         BreakdownView* bd = w.breakdownView();
         const double unit = bd->axisUnitSeconds();
         QCOMPARE(bd->segmentSeconds(BreakdownView::Compute),
@@ -78,7 +80,6 @@ class TestMainWindow : public QObject
         QCOMPARE(w.topologyView()->groupCount() > 0, true);
     }
 
-    static constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
     QTemporaryDir m_dir;
 
 private slots:

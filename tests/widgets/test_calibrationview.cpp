@@ -3,6 +3,7 @@
 // and the residuals; hover text, curve selection and palette colours.
 #include "../plot_data.h"
 #include "widgets/calibrationview.h"
+#include "widgets/units.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -168,10 +169,10 @@ private slots:
     }
     void formatting()
     {
-        QCOMPARE(formatBytes(8), QString("8 B"));
-        QCOMPARE(formatBytes(1024), QString("1 KiB"));
-        QCOMPARE(formatBytes(32.0 * 1048576), QString("32 MiB"));
-        QCOMPARE(formatBytes(1.5 * 1073741824), QString("1.5 GiB"));
+        QCOMPARE(units::sizeBytes(8), QString("8 B"));
+        QCOMPARE(units::sizeBytes(1024), QString("1 KiB"));
+        QCOMPARE(units::sizeBytes(32.0 * 1048576), QString("32 MiB"));
+        QCOMPARE(units::sizeBytes(1.5 * 1073741824), QString("1.5 GiB"));
     }
     void paletteRecolours()
     {
