@@ -36,7 +36,8 @@ test-asan: build
 # libFuzzer targets (clang; the fuzz preset), each run for FUZZ_SECONDS with seed corpora from
 # the project's own files (fuzz/seeds.sh). Corpora and crash files stay under build/fuzz/.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= fuzz_scenario fuzz_preset fuzz_profile fuzz_nccl_log fuzz_estimate
+FUZZ_TARGETS ?= fuzz_scenario fuzz_preset fuzz_profile fuzz_nccl_log fuzz_estimate fuzz_runs \
+                fuzz_iteration_csv
 FUZZ_DIR     := build/fuzz
 fuzz:
 	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt

@@ -159,7 +159,8 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
     out.tokens_per_step = double(tr.global_batch) * tr.seq_len;
     out.capacity_bytes = std::max(0.0, s.cluster.gpu.memory_gib) * units::kGiB;
 
-    const FrameworkConventions fw = conventions(tr.framework, tr.optimizer);
+    FrameworkConventions fw = conventions(tr.framework, tr.optimizer);
+    fw.overlap_grad_reduce = fw.overlap_grad_reduce && tr.overlap_grad_reduce;
     if (!positiveSizes(s) || !splitLayers(s.model, pl, fw.split, layers)) {
         // Not runnable (validate() names why): an empty estimate that does not fit.
         out.stages.clear();
