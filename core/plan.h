@@ -56,7 +56,15 @@ struct ParallelPlan
     int last_stage_layers = 0;  ///< 0 = automatic split
 
     int gpus() const { return tp * pp * dp * cp; }
-    int shardGroup() const { return shard_group > 0 ? shard_group : dp; }
+    /// GPUs one ZeRO/FSDP shard spans: shard_group, or the whole DP group when 0; never more
+    /// than dp, the replicas there are (validate() rejects a larger one, evaluate() may run
+    /// unvalidated), and at least 1.
+    int shardGroup() const
+    {
+        const int d = dp > 0 ? dp : 1;
+        const int g = shard_group > 0 ? shard_group : d;
+        return g < d ? g : d;
+    }
 };
 
 struct TrainingSettings

@@ -3,8 +3,7 @@
 # Fills seed corpora for the fuzz targets from the project's own files:
 #   fuzz/seeds.sh OUTDIR    -> OUTDIR/<target>/ (one folder per fuzz target)
 # Scenarios and presets from resources/, profiles from fuzz/seeds/, nccl-tests logs from
-# ../shared/nccl_logs and iteration CSVs from ../shared/validation (when present), plus small
-# generated logs, runs files and CSVs. Nothing is downloaded.
+# tests/data/nccl plus small generated logs, runs files and CSVs. Nothing is downloaded.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
@@ -29,9 +28,6 @@ if [ -d "$src/tests/data" ]; then
     find "$src/tests/data" -name '*.paralens.json' -exec cp {} "$out/fuzz_scenario/" \;
     find "$src/tests/data" -name '*profile*.json' -exec cp {} "$out/fuzz_profile/" \;
     find "$src/tests/data" \( -name '*.txt' -o -name '*.log' \) -exec cp {} "$out/fuzz_nccl_log/" \;
-fi
-if [ -d "$src/../shared/nccl_logs" ]; then
-    for f in "$src"/../shared/nccl_logs/*.txt; do cp "$f" "$out/fuzz_nccl_log/"; done
 fi
 
 # Small generated nccl-tests logs: an all_reduce table with and without footer, srun prefixes.
@@ -76,10 +72,7 @@ printf '%s\n' '{"runs": [' \
 
 # Measured-iteration CSVs: both layouts, small.
 hdr='# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,tensor parallelism,data parallelism,pipeline parallelism,iteration time (ms)'
-printf '%s\n2,16,8,1024,16,24,1024,1,1,2,372.16\n8,32,4,1024,16,24,1024,2,2,2,219.73\n' "$hdr" \
+printf '%s\n2,16,8,1024,16,24,1024,1,1,2,400.5\n8,32,4,1024,16,24,1024,2,2,2,250.25\n' "$hdr" \
     > "$out/fuzz_iteration_csv/single.csv"
-printf 'Parameters (billion),%s\n3.6,64,512,8,3072,32,30,2048,1,64,1,3566.5\n' "$hdr" \
+printf 'Parameters (billion),%s\n3.6,64,512,8,3072,32,30,2048,1,64,1,3500.0\n' "$hdr" \
     > "$out/fuzz_iteration_csv/multi.csv"
-if [ -d "$src/../shared/validation" ]; then
-    for f in "$src"/../shared/validation/*.csv; do cp "$f" "$out/fuzz_iteration_csv/"; done
-fi
