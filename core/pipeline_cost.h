@@ -68,8 +68,8 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
                           std::span<const StageTimes> stages, std::span<const double> p2p_links,
                           std::span<double> inflight, PipelineTimeline* timeline = nullptr);
 
-/// The closed forms (MODEL_NOTES §6), generalised to unequal stages with t_r = F_r + B_r + W_r:
-/// the slowest stage runs m micro-batches, the others add their fill and drain once:
+/// The closed forms (docs/formulas.md §6), generalised to unequal stages with t_r = F_r + B_r +
+/// W_r: the slowest stage runs m micro-batches, the others add their fill and drain once:
 ///   GPipe, 1F1B      m·max t + (Σ t − max t)                      ((m + p − 1)·t if equal)
 ///   interleaved      m·max t + (Σ t − max t)/v
 ///   ZB-H1            m·max t + Σ' (F + B − W)                     ((p − 1)(F + B − W))

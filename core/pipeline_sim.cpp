@@ -100,14 +100,14 @@ void PipelineSimulator::buildTables(const PipelineSchedule& s, const PipelineTim
     m_stageOf.resize(std::size_t(p) * std::size_t(s.chunks));
     for (int d = 0; d < p; ++d)
         for (int c = 0; c < s.chunks; ++c)
-            m_stageOf[std::size_t(d * s.chunks + c)] = s.modelStage(d, c);
+            m_stageOf[std::size_t(d) * std::size_t(s.chunks) + std::size_t(c)] = s.modelStage(d, c);
     auto p2p = [&](int a, int b) {
         if (t.p2p_seconds.empty() || s.deviceOf(a) == s.deviceOf(b))
             return 0.0;
         return t.p2p_seconds[std::size_t(std::min(a, b))];
     };
     for (int ms = 0; ms < S; ++ms) {
-        const std::size_t F = std::size_t(ms), B = std::size_t(S + ms), W = std::size_t(2 * S + ms);
+        const std::size_t F = std::size_t(ms), B = std::size_t(S) + F, W = 2 * std::size_t(S) + F;
         const std::size_t u = std::size_t(ms);
         m_dur[F] = t.forward_seconds[u];
         m_dur[B] = t.backward_seconds[u] + (m_split ? 0.0 : t.weight_seconds[u]);

@@ -6,6 +6,7 @@
 #include "core/memory.h"
 #include "core/params.h"
 #include "core/plan_options.h"
+#include "core/units.h"
 #include "core/validate.h"
 
 #include <algorithm>
@@ -412,7 +413,7 @@ void runItem(Shared& sh, Worker& w, const Item& it)
     const Inner& inner = (*sh.inners)[it.inner];
     const FrameworkConventions fw = conventions(sc.training.framework, sc.training.optimizer);
     const bool split = opt.prune && splitStages(w, it, fw, constants);
-    const double capacity = sc.cluster.gpu.memory_gib * 1073741824.0;
+    const double capacity = sc.cluster.gpu.memory_gib * units::kGiB;
     std::uint64_t index = it.first_index;
     std::uint64_t evaluated = 0;
     for (const auto& [zero, group] : inner.zero_groups) {

@@ -18,7 +18,7 @@ ModelConstants screeningConstants();
 /// Default limit on the plans one search enumerates (docs/limits.md).
 inline constexpr std::uint64_t kMaxSearchPlans = 200'000'000;
 
-/// The problem a search solves and the dimensions it may vary (issue 7).
+/// The problem a search solves and the dimensions it may vary (docs/search.md).
 ///
 /// `base` gives the model, cluster, GPU count and the training settings that are not searched
 /// (seq_len, global_batch, precision, flash_attention, optimizer, framework). Its parallel plan,
@@ -80,7 +80,7 @@ struct SearchOptions
     /// Measured performance passed to evaluate() (nullptr = datasheet figures).
     const MeasuredPerformance* measured = nullptr;
     /// Constants every plan is screened with. The default prices the pipeline bubble with
-    /// the closed forms (MODEL_NOTES §6), about 40x cheaper than the event simulator.
+    /// the closed forms (docs/formulas.md §6), about 40x cheaper than the event simulator.
     ModelConstants screening = screeningConstants();
     /// Re-score the kept plans (top K, front, sample) with the full evaluate(), simulator
     /// included, so every figure returned equals what `paralens eval` shows for that plan;

@@ -3,6 +3,7 @@
 #include "core/plan_options.h"
 #include "core/presets.h"
 #include "widgets/palette.h"
+#include "widgets/qt_text.h"
 #include "widgets/snapslider.h"
 
 #include <QCheckBox>
@@ -147,7 +148,7 @@ void ControlPanel::build()
     auto [pipeGroup, pipeForm] = addGroup(tr("Pipeline"));
     QStringList scheduleNames;
     for (Schedule sc : kAllSchedules)
-        scheduleNames << QString::fromLatin1(toString(sc).data(), toString(sc).size());
+        scheduleNames << qText(toString(sc));
     m_schedule = enumBox(pipeGroup, scheduleNames,
                          tr("Order of forward/backward passes per stage; sets the bubble and the "
                             "activations in flight"));
@@ -267,17 +268,20 @@ void ControlPanel::build()
     });
 }
 
-void ControlPanel::commit(Scenario s, const QString& field, int mergeKey)
+void ControlPanel::commit(const Scenario& s, const QString& field, int mergeKey)
 {
-    setScenario(s);
-    emit edited(m_scenario, field, mergeKey);
+    emit edited(s, field, mergeKey);
 }
 
 void ControlPanel::setScenario(const Scenario& s)
 {
     m_scenario = s;
     refreshValues();
-    m_errors = validate(m_scenario);
+}
+
+void ControlPanel::setErrors(const std::vector<ValidationError>& errors)
+{
+    m_errors = errors;
     showValidation();
 }
 
@@ -285,9 +289,11 @@ void ControlPanel::refreshValues()
 {
     const Scenario& s = m_scenario;
     const ParallelPlan& p = s.parallel;
+    // Showing a scenario is no edit: no control may report it back.
     const QSignalBlocker b1(m_model), b2(m_hardware), b3(m_gpus), b4(m_schedule),
         b5(m_virtualStages), b6(m_zero), b7(m_recompute), b8(m_sequenceParallel), b9(m_precision),
-        b10(m_microBatch), b11(m_globalBatch), b12(m_seqLen);
+        b10(m_microBatch), b11(m_globalBatch), b12(m_seqLen), b13(m_sliders[Tp]),
+        b14(m_sliders[Pp]), b15(m_sliders[Dp]), b16(m_sliders[Ep]), b17(m_sliders[Cp]);
 
     auto selectId = [](QComboBox* box, const std::string& id, const std::string& name) {
         const QString qid = QString::fromStdString(id);

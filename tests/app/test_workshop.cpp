@@ -12,6 +12,7 @@
 #include "core/evaluate.h"
 #include "core/plan_options.h"
 #include "core/scenario_io.h"
+#include "core/units.h"
 #include "widgets/breakdownview.h"
 #include "widgets/controlpanel.h"
 #include "widgets/ganttplot.h"
@@ -34,8 +35,6 @@
 using namespace paralens;
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// p = 4, m = 8 on the default model: the size of the papers' figures.
 Scenario smallPipeline(Schedule s)
@@ -209,7 +208,7 @@ private slots:
         const Estimate eb = evaluate(base);
         const Estimate ec = evaluate(current);
         for (std::size_t s = 0; s < eb.stages.size(); ++s)
-            QCOMPARE(w.memoryView()->baselineGiB(int(s)), eb.stages[s].total() / kGiB);
+            QCOMPARE(w.memoryView()->baselineGiB(int(s)), eb.stages[s].total() / units::kGiB);
         QCOMPARE(w.breakdownView()->baselineStepSeconds(), eb.time.step_seconds);
         const EstimateDelta d = delta(ec, eb);
         QCOMPARE(d.step_seconds, ec.time.step_seconds - eb.time.step_seconds);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Prints {"bench":"schedule","case":...,"median_ms":...} per case: building the op order and
 // simulating it with uniform durations, buffers reused between runs (as the GUI does while a
-// slider moves); median of this thread's CPU time. Targets (issue 4): p64-m1024-v2 under 50 ms,
+// slider moves); median of this thread's CPU time. Targets: p64-m1024-v2 under 50 ms,
 // p8-m32 under 0.1 ms.
 #include "core/evaluate.h"
 #include "core/pipeline_sim.h"

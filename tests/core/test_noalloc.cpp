@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// evaluate() must not touch the heap once the Estimate it fills has grown, nor a
-// schedule builder once its working space has.
+// evaluate() must not touch the heap once the Estimate it fills has grown (a search calls it
+// millions of times), nor a schedule builder once its working space has.
 #include "alloc_counter.h"
 #include "core/evaluate.h"
 #include "core/schedule.h"
