@@ -3,6 +3,7 @@
 #include "app/calibrationpanel.h"
 #include "app/document.h"
 #include "core/search.h"
+#include "widgets/calibrationview.h"
 #include "widgets/searchview.h"
 
 #include <QAction>
@@ -63,6 +64,11 @@ ToolDocks::ToolDocks(QMainWindow* window, Document* doc, QMenu* toolsMenu)
     });
     connect(m_doc, &Document::scenarioChanged, this, &ToolDocks::followDocument);
     followDocument();
+}
+
+QList<ChartView*> ToolDocks::charts() const
+{
+    return {m_search, m_calibration->view()};
 }
 
 void ToolDocks::followDocument()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include <QList>
 #include <QObject>
 
 class QMainWindow;
@@ -7,6 +8,7 @@ class QMenu;
 
 namespace paralens {
 
+class ChartView;
 class Document;
 class SearchView;
 class CalibrationPanel;
@@ -24,6 +26,9 @@ public:
 
     SearchView* searchView() const { return m_search; }
     CalibrationPanel* calibrationPanel() const { return m_calibration; }
+    /// The docks' charts (the search scatter, the calibration curves), exported like the
+    /// explorer's views.
+    QList<ChartView*> charts() const;
 
 private:
     void followDocument();

@@ -83,7 +83,7 @@ struct SystemInfo
     std::vector<std::string> hosts;
 };
 
-/// DESIGN.md's calibration profile, schema 1.
+/// The calibration profile, schema 1 (measure/README.md).
 struct CalibrationProfile
 {
     int schema = kCalibrationSchema;

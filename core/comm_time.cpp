@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/comm_time.h"
+#include "core/plan_options.h"
 
 #include <algorithm>
 
@@ -69,7 +70,8 @@ CommTimes epComm(const CommContext& c, const LayerTimes& moe)
                        c.constants->ep_load_imbalance;
     ep.forward = 2 * a2a;
     ep.backward = 2 * a2a + (sc.training.recompute == Recompute::Full ? 2 * a2a : 0);
-    if (sc.parallel.schedule == Schedule::DualPipeV) {
+    if (traitsOf(sc.parallel.schedule).pairs_forward_backward) {
+        // DualPipe pairs a forward and a backward chunk so all-to-alls run under compute.
         const double f = std::max(0.0, ep.forward - moe.f);
         const double b = std::max(0.0, ep.backward - moe.b - moe.w);
         ep.hidden = ep.forward + ep.backward - f - b;

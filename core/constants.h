@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include "core/units.h"
 
 namespace paralens {
 
@@ -29,10 +30,10 @@ struct ModelConstants
     // ---- memory (docs/formulas.md §3.4) ----
     /// CUDA context, cuBLAS/cuDNN workspaces, kernels: 300–500 MB per peers (🟡); we take 0.5
     /// GiB.
-    double cuda_context_bytes = 0.5 * 1073741824.0;
+    double cuda_context_bytes = 0.5 * units::kGiB;
     /// NCCL buffers per communicator the GPU belongs to (groups larger than 1); peers quote up to
     /// ~0.5 GB (🟡); NCCL's 4 MiB per channel and peer gives a few hundred MiB: 0.25 GiB.
-    double nccl_bytes_per_group = 0.25 * 1073741824.0;
+    double nccl_bytes_per_group = 0.25 * units::kGiB;
     /// Temporaries and allocator slack as a share of the stored activations (Megatron's
     /// theoretical_memory_usage.py multiplies activations by 1.05).
     double activation_temporaries_fraction = 0.05;

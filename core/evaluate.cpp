@@ -7,6 +7,7 @@
 #include "core/pipeline_cost.h"
 #include "core/time.h"
 #include "core/topology.h"
+#include "core/units.h"
 
 #include <algorithm>
 #include <array>
@@ -156,9 +157,10 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
     out.warnings = 0;
     out.microbatches = safeMicrobatches(tr, pl);
     out.tokens_per_step = double(tr.global_batch) * tr.seq_len;
-    out.capacity_bytes = std::max(0.0, s.cluster.gpu.memory_gib) * 1073741824.0;
+    out.capacity_bytes = std::max(0.0, s.cluster.gpu.memory_gib) * units::kGiB;
 
-    const FrameworkConventions fw = conventions(tr.framework, tr.optimizer);
+    FrameworkConventions fw = conventions(tr.framework, tr.optimizer);
+    fw.overlap_grad_reduce = fw.overlap_grad_reduce && tr.overlap_grad_reduce;
     if (!positiveSizes(s) || !splitLayers(s.model, pl, fw.split, layers)) {
         // Not runnable (validate() names why): an empty estimate that does not fit.
         out.stages.clear();
@@ -214,8 +216,8 @@ std::vector<std::string> warningTexts(const Estimate& e)
                 char buf[160];
                 std::snprintf(buf, sizeof buf,
                               "does not fit: stage %d needs %.1f GiB per GPU, the GPU has %.1f GiB",
-                              e.peak_stage, e.peak_bytes / 1073741824.0,
-                              e.capacity_bytes / 1073741824.0);
+                              e.peak_stage, e.peak_bytes / units::kGiB,
+                              e.capacity_bytes / units::kGiB);
                 line = buf;
             }
             out.push_back(std::move(line));

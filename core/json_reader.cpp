@@ -43,7 +43,133 @@ std::string lineColumn(std::string_view text, std::size_t byte)
     return std::to_string(line) + ":" + std::to_string(index - line_start + 1);
 }
 
+// Cursor over JSON text for locate(); every read is bounds-checked.
+struct Scan
+{
+    std::string_view t;
+    std::size_t i = 0;
+    bool end() const { return i >= t.size(); }
+    char peek() const { return end() ? '\0' : t[i]; }
+    void ws()
+    {
+        while (!end() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+            ++i;
+    }
+    // A string token at i: returns its raw content (escapes kept) and moves past it.
+    std::string_view string()
+    {
+        const std::size_t start = ++i;
+        while (!end() && t[i] != '"')
+            i += t[i] == '\\' ? 2 : 1;
+        const std::size_t stop = std::min(i, t.size());
+        ++i;
+        return t.substr(start, stop - start);
+    }
+    void scalar()
+    {
+        if (peek() == '"') {
+            string();
+            return;
+        }
+        while (!end() && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' &&
+               t[i] != '\r' && t[i] != '\t')
+            ++i;
+    }
+};
+
+std::size_t locateOffset(std::string_view text, std::string_view path)
+{
+    struct Frame
+    {
+        bool array;
+        std::size_t base; // length of the container's own path
+        std::size_t index;
+    };
+    Scan sc{text};
+    sc.ws();
+    std::size_t best = std::min(sc.i, text.size()), bestLen = 0;
+    std::string cur;
+    std::vector<Frame> stack;
+    // cur names the value or key at `at`: keep it when it is the deepest prefix of path so far.
+    const auto consider = [&](std::size_t at) {
+        const bool prefix =
+            cur.size() <= path.size() && path.substr(0, cur.size()) == cur &&
+            (cur.size() == path.size() || path[cur.size()] == '.' || path[cur.size()] == '[');
+        if (prefix && cur.size() > bestLen) {
+            best = at;
+            bestLen = cur.size();
+        }
+        return prefix && cur.size() == path.size();
+    };
+    const auto element = [&](Frame& f) {
+        cur.resize(f.base);
+        cur += "[" + std::to_string(f.index) + "]";
+    };
+    bool expectValue = true;
+    while (!sc.end()) {
+        sc.ws();
+        if (sc.end())
+            break;
+        if (expectValue) {
+            const char c = sc.peek();
+            if (c == '{' || c == '[') {
+                stack.push_back({c == '[', cur.size(), 0});
+                ++sc.i;
+                sc.ws();
+                if (c == '[' && sc.peek() != ']') {
+                    element(stack.back());
+                    if (consider(sc.i))
+                        return best;
+                    continue; // expectValue stays true
+                }
+                expectValue = false; // a key follows, or the empty container closes
+                continue;
+            }
+            sc.scalar();
+            expectValue = false;
+            continue;
+        }
+        const char c = sc.peek();
+        if (c == '"' && !stack.empty() && !stack.back().array) { // a key
+            const std::size_t at = sc.i;
+            const std::string_view key = sc.string();
+            cur.resize(stack.back().base);
+            if (!cur.empty())
+                cur += '.';
+            cur += key;
+            if (consider(at))
+                return best;
+            sc.ws();
+            if (sc.peek() == ':')
+                ++sc.i;
+            expectValue = true;
+        } else if (c == ',') {
+            ++sc.i;
+            if (!stack.empty() && stack.back().array) {
+                ++stack.back().index;
+                sc.ws();
+                element(stack.back());
+                if (consider(sc.i))
+                    return best;
+                expectValue = true;
+            }
+        } else if ((c == '}' || c == ']') && !stack.empty()) {
+            ++sc.i;
+            cur.resize(stack.back().base);
+            stack.pop_back();
+        } else {
+            ++sc.i; // not JSON that parseText() accepted: move on
+        }
+    }
+    return best;
+}
+
 } // namespace
+
+std::string locate(std::string_view text, std::string_view path)
+{
+    return lineColumn(text, locateOffset(text, path) + 1);
+}
 
 json parseText(std::string_view text, const std::string& source)
 {

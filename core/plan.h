@@ -77,6 +77,10 @@ struct TrainingSettings
     bool flash_attention = true;
     Optimizer optimizer = Optimizer::Adam;
     Framework framework = Framework::Megatron;
+    /// The framework overlaps the DP gradient reduction with the backward (bucketed DDP, the
+    /// default of all three). false: it starts after the whole backward (no gradient buckets,
+    /// as in Megatron-DeepSpeed with bucketing off), so only the pipeline's own slack hides it.
+    bool overlap_grad_reduce = true;
 
     /// Micro-batches per pipeline per step, m = B / (b * dp).
     int microbatches(int dp) const { return global_batch / (micro_batch * dp); }

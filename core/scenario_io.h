@@ -9,7 +9,7 @@
 
 namespace paralens {
 
-/// Parses scenario JSON text (DESIGN.md's contract). Throws InputError: malformed JSON names
+/// Parses scenario JSON text (docs/scenario-format.md). Throws InputError: malformed JSON names
 /// `source`, line and column; unknown keys, wrong types and out-of-bound values name the key.
 /// Omitted keys take the documented defaults. Does not check the plan (see validate.h).
 Scenario parseScenario(std::string_view text, const std::string& source,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/time.h"
+#include "core/plan_options.h"
 #include "core/comm_time.h"
 #include "core/dims.h"
 #include "core/dp_time.h"
@@ -114,9 +115,7 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
 // interleaved 1F1B (Narayanan et al. 2021 §2.2.2), 2 for the V shapes (Zero Bubble README).
 double p2pHopFactor(const ParallelPlan& pl)
 {
-    if (pl.schedule == Schedule::Interleaved1F1B)
-        return std::max(1, pl.virtual_stages);
-    return pl.schedule == Schedule::ZBV || pl.schedule == Schedule::DualPipeV ? 2 : 1;
+    return p2pHopsPerMicrobatch(pl.schedule, pl.virtual_stages);
 }
 
 // The step and where it goes, from the pipeline cost and the critical stage.

@@ -3,13 +3,16 @@
 // chosen in the search and a saved profile change the document as undoable edits.
 #include "app/calibrationpanel.h"
 #include "app/document.h"
+#include "app/export.h"
 #include "app/mainwindow.h"
 #include "app/tooldocks.h"
 #include "core/calibration.h"
 #include "core/scenario_io.h"
+#include "widgets/calibrationview.h"
 #include "widgets/searchview.h"
 
 #include <QDockWidget>
+#include <QImage>
 #include <QMenuBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -40,6 +43,24 @@ private slots:
         QVERIFY(!search->isVisible()); // closed until asked for
         tools->actions().at(0)->trigger();
         QVERIFY(search->isVisible());
+    }
+
+    void dockChartsExportLikeTheViews()
+    {
+        QTemporaryDir dir;
+        MainWindow w;
+        const QList<ChartView*> charts = w.toolDocks()->charts();
+        QCOMPARE(charts.size(), 2);
+        QCOMPARE(charts.at(0), static_cast<ChartView*>(w.toolDocks()->searchView()));
+        QCOMPARE(charts.at(1), static_cast<ChartView*>(w.toolDocks()->calibrationPanel()->view()));
+        for (ChartView* c : charts) {
+            const QString path = dir.filePath(c->chartId() + QStringLiteral(".png"));
+            QString error;
+            QVERIFY2(exportChart(c, path, ExportOptions{}, QStringLiteral("stamp"), &error),
+                     qPrintable(error));
+            QImage image(path);
+            QCOMPARE(image.size(), ExportOptions{}.size);
+        }
     }
 
     void chosenPlanIsOneUndoableEdit()
