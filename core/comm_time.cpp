@@ -15,16 +15,6 @@ double activationBytes(const Dims& d)
 
 } // namespace
 
-LinkModel CommContext::link(const GroupPlacement& g) const
-{
-    return linkFor(g, scenario->cluster, *constants);
-}
-
-double CommContext::seconds(Collective c, const LinkModel& link, double bytes) const
-{
-    return collectiveSeconds(c, link, bytes, measured);
-}
-
 CommTimes tpComm(const CommContext& c)
 {
     const ParallelPlan& pl = c.scenario->parallel;
@@ -34,11 +24,11 @@ CommTimes tpComm(const CommContext& c)
     const LinkModel l = c.link(c.topology->tp);
     const double S = activationBytes(*c.dims);
     if (pl.sequence_parallel) {
-        const double pair =
-            c.seconds(Collective::AllGather, l, S) + c.seconds(Collective::ReduceScatter, l, S);
+        const double gather = c.seconds(Collective::AllGather, l, S);
+        const double pair = gather + c.seconds(Collective::ReduceScatter, l, S);
         tp.forward = 2 * pair;
         tp.backward = 2 * pair;
-        tp.hidden = 2 * c.seconds(Collective::AllGather, l, S);
+        tp.hidden = 2 * gather;
     } else {
         tp.forward = 2 * c.seconds(Collective::AllReduce, l, S);
         tp.backward = tp.forward;

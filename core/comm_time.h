@@ -31,9 +31,15 @@ struct CommContext
     const MeasuredPerformance* measured = nullptr; ///< may be null
 
     /// The link model of one of the topology's groups.
-    LinkModel link(const GroupPlacement& g) const;
+    LinkModel link(const GroupPlacement& g) const
+    {
+        return linkFor(g, scenario->cluster, *constants);
+    }
     /// collectiveSeconds() on `link` with the measured profile.
-    double seconds(Collective c, const LinkModel& link, double bytes) const;
+    double seconds(Collective c, const LinkModel& l, double bytes) const
+    {
+        return collectiveSeconds(c, l, bytes, measured);
+    }
 };
 
 /// TP per layer (Narayanan et al. 2021 §3.2): two all-reduces of one b·s·h/cp activation in

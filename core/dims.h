@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 #include "core/model_spec.h"
+#include "core/params.h"
 #include "core/plan.h"
 #include "core/scenario.h"
+
+#include <algorithm>
 
 namespace paralens {
 
@@ -44,6 +47,7 @@ struct Dims
 };
 
 /// `ep` is the plan's expert-parallel degree (activation memory does not depend on it).
+/// Inline: the memory formulas build one per call and use a few of its fields.
 Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep = 1);
 
 /// What ZeRO divides a stage's model states by (Rajbhandari et al. 2020): dense parameters are
@@ -55,5 +59,44 @@ struct ZeroShards
     double expert = 1;
 };
 ZeroShards zeroShards(const ParallelPlan& p);
+
+inline ActivationShape ActivationShape::of(const Scenario& s)
+{
+    ActivationShape a;
+    a.seq = s.training.seq_len;
+    a.micro_batch = s.training.micro_batch;
+    a.tp = s.parallel.tp;
+    a.sequence_parallel = s.parallel.sequence_parallel;
+    a.cp = s.parallel.cp;
+    a.recompute = s.training.recompute;
+    a.flash_attention = s.training.flash_attention;
+    return a;
+}
+
+inline Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep)
+{
+    Dims d;
+    d.s = a.seq;
+    d.b = a.micro_batch;
+    d.h = double(m.hidden);
+    d.heads = m.heads;
+    d.q = double(m.heads) * double(m.headDim());
+    d.kv = double(m.kv_heads > 0 ? m.kv_heads : m.heads) * double(m.headDim());
+    d.c = mlpMatrices(m);
+    d.t = std::max(1, a.tp);
+    d.tsp = a.sequence_parallel ? d.t : 1.0;
+    d.cp = std::max(1, a.cp);
+    d.ep = std::max(1, ep);
+    d.tokens = d.b * d.s / d.cp;
+    return d;
+}
+
+inline ZeroShards zeroShards(const ParallelPlan& p)
+{
+    ZeroShards z;
+    z.dense = double(p.shardGroup()) * std::max(1, p.cp);
+    z.expert = std::max(1.0, z.dense / std::max(1, p.ep)); // expert DP group = dp·cp/ep
+    return z;
+}
 
 } // namespace paralens

@@ -28,7 +28,8 @@ DpLinks dpLinks(const CommContext& c)
     l.dense =
         c.link(l.hybrid ? placeGroup(sg * int(d.cp), int(d.t), pl.gpus(), cl) : c.topology->dp_cp);
     l.expert = c.link(c.topology->edp);
-    l.replicas = c.link(placeGroup(pl.dp / sg, int(d.t * d.cp) * sg, pl.gpus(), cl));
+    if (l.hybrid)
+        l.replicas = c.link(placeGroup(pl.dp / sg, int(d.t * d.cp) * sg, pl.gpus(), cl));
     return l;
 }
 

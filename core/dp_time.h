@@ -13,7 +13,7 @@ struct DpLinks
 {
     LinkModel dense;
     LinkModel expert;
-    LinkModel replicas;
+    LinkModel replicas;  ///< only with hybrid sharding
     int shard_group = 1; ///< ParallelPlan::shardGroup()
     bool hybrid = false; ///< ZeRO inside shard groups smaller than DP (FSDP HYBRID_SHARD)
 };

@@ -18,20 +18,33 @@ constexpr double kFp8GemmShare = 0.9; // of the BF16 share, against the FP8 peak
 // read by the softmax, gradient written; one third in forward, two in backward.
 constexpr double kCrossEntropyBytesPerLogit = 3 * 4;
 
-// Case-insensitive search for a lowercase ASCII key (no locale calls: this runs per evaluation).
-bool nameHas(const std::string& name, std::string_view key)
+// Whether name[i...] starts with the lowercase ASCII key, ignoring case (no locale calls: this
+// runs per evaluation).
+bool hasAt(const std::string& name, std::size_t i, std::string_view key)
 {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-    if (name.size() < key.size())
+    if (name.size() - i < key.size())
         return false;
-    for (std::size_t i = 0; i + key.size() <= name.size(); ++i) {
-        std::size_t j = 0;
-        while (j < key.size() && lower(name[i + j]) == key[j])
-            ++j;
-        if (j == key.size())
-            return true;
+    for (std::size_t j = 0; j < key.size(); ++j) {
+        const char c = name[i + j];
+        if ((c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c) != key[j])
+            return false;
     }
-    return false;
+    return true;
+}
+
+// The default BF16 GEMM efficiency of a GPU family, found in one pass over the name: "a100"
+// anywhere wins, else "mi3", else the default.
+double familyEfficiency(const std::string& name)
+{
+    double e = kGemmEfficiency;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const char c = char(name[i] | 0x20); // lowercase for letters; only a and m matter
+        if (c == 'a' && hasAt(name, i, "a100"))
+            return kGemmEfficiencyA100;
+        if (c == 'm' && hasAt(name, i, "mi3"))
+            e = kGemmEfficiencyMi300;
+    }
+    return e;
 }
 
 // Forward seconds of the attention core, 4·N·s·q/t FLOPs (scores and attention·V).
@@ -81,11 +94,7 @@ double addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k,
 
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8)
 {
-    double e = kGemmEfficiency;
-    if (nameHas(gpu.name, "a100"))
-        e = kGemmEfficiencyA100;
-    else if (nameHas(gpu.name, "mi3"))
-        e = kGemmEfficiencyMi300;
+    const double e = familyEfficiency(gpu.name);
     return fp8 ? kFp8GemmShare * e : e;
 }
 
@@ -98,27 +107,8 @@ double rooflineSeconds(double flops, double peak_flops_per_s, double efficiency,
     return std::max(c, mem);
 }
 
-double KernelModel::gemm(double M, double K, double N, bool linear) const
-{
-    if (M <= 0 || K <= 0 || N <= 0)
-        return 0;
-    const bool f8 = linear && fp8;
-    double eff = f8 ? eff_lin : eff_bf16;
-    bool fromProfile = false;
-    if (measured)
-        if (auto e = measured->gemmEfficiency(M, N, K, f8)) {
-            eff = *e;
-            fromProfile = true;
-        }
-    if (!fromProfile) {
-        const double x = std::min({M, K, N});
-        eff *= x / (x + half);
-    }
-    // 1-byte FP8 or 2-byte inputs, 2-byte output.
-    const double bytes = (f8 ? 1.0 : 2.0) * (M * K + K * N) + 2.0 * M * N;
-    return rooflineSeconds(2 * M * K * N, f8 ? peak_lin : peak_bf16, eff, bytes, hbm);
-}
-
+// Out of line: the layer model calls it a dozen times, and three GEMMs inlined at every call
+// would grow the evaluator's code past what the instruction cache holds.
 void KernelModel::linear(double M, double K, double N, double count, double& f, double& b,
                          double& w) const
 {
@@ -135,10 +125,13 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
     k.fp8 = s.training.precision == Precision::FP8 && gpu.fp8_tflops > 0;
     k.peak_bf16 = gpu.bf16_tflops * kFlopsPerTflop;
     k.peak_lin = k.fp8 ? gpu.fp8_tflops * kFlopsPerTflop : k.peak_bf16;
-    k.eff_bf16 = kc.gemm_efficiency > 0 ? kc.gemm_efficiency : defaultGemmEfficiency(gpu, false);
-    k.eff_lin =
-        k.fp8 ? (kc.gemm_efficiency > 0 ? kc.gemm_efficiency : defaultGemmEfficiency(gpu, true))
-              : k.eff_bf16;
+    if (kc.gemm_efficiency > 0) {
+        k.eff_bf16 = k.eff_lin = kc.gemm_efficiency;
+    } else {
+        const double family = familyEfficiency(gpu.name);
+        k.eff_bf16 = family;
+        k.eff_lin = k.fp8 ? kFp8GemmShare * family : family;
+    }
     k.attn_ratio = kc.attention_efficiency_ratio;
     k.half = kc.gemm_half_size;
     double hbm = gpu.hbm_gbps * kBytesPerGB * kc.hbm_efficiency;

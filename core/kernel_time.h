@@ -7,6 +7,7 @@
 #include "core/pipeline_cost.h"
 #include "core/scenario.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace paralens {
@@ -36,7 +37,26 @@ struct KernelModel
 
     /// Seconds of one GEMM of M×K by K×N: roofline at the profile's efficiency for that shape,
     /// or the default shrunk for thin shapes, eff · x / (x + half) with x the smallest side.
-    double gemm(double M, double K, double N, bool linear) const;
+    double gemm(double M, double K, double N, bool linear) const
+    {
+        if (M <= 0 || K <= 0 || N <= 0)
+            return 0;
+        const bool f8 = linear && fp8;
+        double eff = f8 ? eff_lin : eff_bf16;
+        bool fromProfile = false;
+        if (measured)
+            if (auto e = measured->gemmEfficiency(M, N, K, f8)) {
+                eff = *e;
+                fromProfile = true;
+            }
+        if (!fromProfile) {
+            const double x = std::min({M, K, N});
+            eff *= x / (x + half);
+        }
+        // 1-byte FP8 or 2-byte inputs, 2-byte output.
+        const double bytes = (f8 ? 1.0 : 2.0) * (M * K + K * N) + 2.0 * M * N;
+        return rooflineSeconds(2 * M * K * N, f8 ? peak_lin : peak_bf16, eff, bytes, hbm);
+    }
     /// Adds `count` times the forward, input-gradient and weight-gradient times of
     /// Y[M×N] = X[M×K]·W[K×N] to f, b and w.
     void linear(double M, double K, double N, double count, double& f, double& b, double& w) const;

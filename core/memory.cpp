@@ -42,11 +42,9 @@ double commBufferBytes(const ParallelPlan& pl, const FrameworkConventions& fw,
     return buffers;
 }
 
-} // namespace
-
-double denseLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
+// The activation formulas on precomputed sizes (stageMemory() computes them once for all).
+double denseLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
 {
-    const Dims d = dimsOf(m, a);
     const double sb = d.s * d.b;
     if (a.recompute == Recompute::Full)
         return 2 * sb * d.h / d.tsp / d.cp;
@@ -55,11 +53,10 @@ double denseLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
     return (attentionBlockBytes(d, a) + mlp) / d.cp;
 }
 
-double moeLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
+double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
 {
     if (!m.isMoe())
-        return denseLayerActivationBytes(m, a);
-    const Dims d = dimsOf(m, a);
+        return denseLayerBytes(m, d, a);
     const double sb = d.s * d.b;
     if (a.recompute == Recompute::Full)
         return 2 * sb * d.h / d.tsp / d.cp;
@@ -72,17 +69,37 @@ double moeLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
     return (attentionBlockBytes(d, a) + sb * (replicated + experts)) / d.cp;
 }
 
+double embeddingBytes(const Dims& d)
+{
+    return (8 * d.s * d.b + d.s * d.b * d.h / d.tsp) / d.cp;
+}
+
+double headBytes(const Dims& d, std::int64_t vocab_pad)
+{
+    const double sb = d.s * d.b;
+    return (4 * sb * d.h / d.tsp + 4 * sb * double(vocab_pad) / d.t) / d.cp;
+}
+
+} // namespace
+
+double denseLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
+{
+    return denseLayerBytes(m, dimsOf(m, a), a);
+}
+
+double moeLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
+{
+    return moeLayerBytes(m, dimsOf(m, a), a);
+}
+
 double embeddingActivationBytes(const ModelSpec& m, const ActivationShape& a)
 {
-    const Dims d = dimsOf(m, a);
-    return (8 * d.s * d.b + d.s * d.b * d.h / d.tsp) / d.cp;
+    return embeddingBytes(dimsOf(m, a));
 }
 
 double headActivationBytes(const ModelSpec& m, const ActivationShape& a, std::int64_t vocab_pad)
 {
-    const Dims d = dimsOf(m, a);
-    const double sb = d.s * d.b;
-    return (4 * sb * d.h / d.tsp + 4 * sb * double(vocab_pad) / d.t) / d.cp;
+    return headBytes(dimsOf(m, a), vocab_pad);
 }
 
 ModelStateBytes modelStateBytes(double params, const FrameworkConventions& fw, int zero,
@@ -106,20 +123,20 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
     est.stages.resize(std::size_t(p));
 
     const ActivationShape shape = ActivationShape::of(s);
-    const double denseAct = denseLayerActivationBytes(m, shape);
-    const double moeAct = moeLayerActivationBytes(m, shape);
-    const std::int64_t vpad = paddedVocab(m.vocab, pl.tp, k.vocab_divisible_by);
-    const double embAct = embeddingActivationBytes(m, shape);
-    const double headAct = headActivationBytes(m, shape, vpad);
     const Dims d = dimsOf(m, shape);
+    const double denseAct = denseLayerBytes(m, d, shape);
+    const double moeAct = moeLayerBytes(m, d, shape);
+    const std::int64_t vpad = paddedVocab(m.vocab, pl.tp, k.vocab_divisible_by);
+    const double embAct = embeddingBytes(d);
+    const double headAct = headBytes(d, vpad);
     const double logitGrad = 4 * d.s * d.b * double(vpad) / d.t / d.cp;
     // Full recompute rebuilds one layer's activations during its backward.
     double recomputeLayer = 0;
     if (shape.recompute == Recompute::Full) {
         ActivationShape none = shape;
         none.recompute = Recompute::None;
-        recomputeLayer = std::max(denseLayerActivationBytes(m, none),
-                                  m.isMoe() ? moeLayerActivationBytes(m, none) : 0.0);
+        recomputeLayer =
+            std::max(denseLayerBytes(m, d, none), m.isMoe() ? moeLayerBytes(m, d, none) : 0.0);
     }
 
     const ZeroShards shards = zeroShards(pl);

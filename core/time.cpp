@@ -63,20 +63,22 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
     const FrameworkConventions& fw = *in.framework;
     StageSweep sw;
     double slackB = 0, slackF = 0;
+    // Stages with the same parameters and layers (most middle stages) cost the same.
     struct Memo
     {
         double dense = 0, expert = 0, units = 0;
-        DpCosts costs;
+        DpCosts dp;
+        OptimizerTimes optimizer;
     } memo;
     for (std::size_t r = 0; r < stage_times.size(); ++r) {
         const StageLayers& st = in.layers[r];
         const StageParams& sp = in.params[r];
         StageTimes t = stageCompute(st, sm);
-        // Stages with the same parameters and layers (most middle stages) cost the same.
         const double units = std::max(1, st.layers) + (st.first || st.last ? 1 : 0);
         if (r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units)
-            memo = Memo{sp.dense, sp.expert, units, dpCosts(sm.comm, sm.dp, fw, sp, units)};
-        const DpCosts& dp = memo.costs;
+            memo = Memo{sp.dense, sp.expert, units, dpCosts(sm.comm, sm.dp, fw, sp, units),
+                        optimizerTimes(*in.scenario, fw, *in.constants, sp, sm.hbm)};
+        const DpCosts& dp = memo.dp;
         const double hiddenF = std::min(dp.hideable_forward, t.forward_seconds);
         const double hiddenB =
             std::min(dp.hideable_backward, t.backward_seconds + t.weight_seconds);
@@ -92,9 +94,8 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         slackB += bw;
         slackF += t.forward_seconds;
 
-        const OptimizerTimes opt = optimizerTimes(*in.scenario, fw, *in.constants, sp, sm.hbm);
-        sw.optimizer.gpu = std::max(sw.optimizer.gpu, opt.gpu);
-        sw.optimizer.offload = std::max(sw.optimizer.offload, opt.offload);
+        sw.optimizer.gpu = std::max(sw.optimizer.gpu, memo.optimizer.gpu);
+        sw.optimizer.offload = std::max(sw.optimizer.offload, memo.optimizer.offload);
 
         stage_times[r] = t;
         if (r == 0 || t.total() > stage_times[std::size_t(sw.slow)].total()) {

@@ -164,6 +164,34 @@ private slots:
         QCOMPARE(t.critical_stage, 0);
     }
 
+    void defaultGemmEfficiencyByFamily()
+    {
+        // The documented defaults (public cuBLAS / hipBLASLt figures): A100 0.75, MI300X 0.55,
+        // anything else 0.70; FP8 GEMMs reach 0.9 of that share. Matched on the name in any case.
+        auto eff = [](const char* name, bool fp8) {
+            GpuSpec g;
+            g.name = name;
+            return defaultGemmEfficiency(g, fp8);
+        };
+        QCOMPARE(eff("A100 SXM4 80GB", false), 0.75);
+        QCOMPARE(eff("nvidia a100-pcie", false), 0.75);
+        QCOMPARE(eff("AMD Instinct MI300X", false), 0.55);
+        QCOMPARE(eff("H100 SXM5", false), 0.70);
+        QCOMPARE(eff("", false), 0.70);
+        QCOMPARE(eff("B200", true), 0.9 * 0.70);
+        QCOMPARE(eff("MI300X", true), 0.9 * 0.55);
+        QCOMPARE(eff("mi300 next to an A100", false), 0.75); // a100 anywhere wins
+
+        // Without constants' override, the default is what the kernel model runs at: a large
+        // square GEMM on an A100 takes 2·n³ / (312 TF · 0.75 · n/(n + 48)).
+        Scenario s = oneGpu(Recompute::None);
+        s.cluster.gpu = {"A100 SXM4 80GB", 80, 2039, 312, 0};
+        const KernelModel k = kernelModel(s, ModelConstants{}, nullptr);
+        const double n = 8192;
+        QVERIFY_CLOSE(k.gemm(n, n, n, true), 2 * n * n * n / (312e12 * 0.75 * n / (n + 48)), 1e-12);
+        QVERIFY_CLOSE(k.hbm, 2039e9 * 0.85, 1e-12);
+    }
+
     void recomputationRepeatsTheForward()
     {
         // Full: one more forward of every layer, not of the LM head.
