@@ -27,30 +27,31 @@ double ms(Clock::duration d)
     return std::chrono::duration<double, std::milli>(d).count();
 }
 
-/// A 0.5B-parameter GQA model: small enough to brute-force, big enough not to fit everywhere.
-ModelSpec tinyDense()
+/// A model of the given shape with a 32,000-token vocabulary; the other fields keep their
+/// defaults.
+ModelSpec smallModel(const char* name, int layers, std::int64_t hidden, int heads, int kv_heads,
+                     std::int64_t ffn_hidden)
 {
     ModelSpec m;
-    m.name = "tiny-dense";
-    m.layers = 8;
-    m.hidden = 2048;
-    m.heads = 16;
-    m.kv_heads = 4;
-    m.ffn_hidden = 5632;
+    m.name = name;
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kv_heads = kv_heads;
+    m.ffn_hidden = ffn_hidden;
     m.vocab = 32000;
     return m;
 }
 
+/// A 0.5B-parameter GQA model: small enough to brute-force, big enough not to fit everywhere.
+ModelSpec tinyDense()
+{
+    return smallModel("tiny-dense", 8, 2048, 16, 4, 5632);
+}
+
 ModelSpec tinyMoe()
 {
-    ModelSpec m;
-    m.name = "tiny-moe";
-    m.layers = 4;
-    m.hidden = 1024;
-    m.heads = 8;
-    m.kv_heads = 8;
-    m.ffn_hidden = 2816;
-    m.vocab = 32000;
+    ModelSpec m = smallModel("tiny-moe", 4, 1024, 8, 8, 2816);
     m.moe.experts = 8;
     m.moe.top_k = 2;
     m.moe.expert_ffn_hidden = 2816;
