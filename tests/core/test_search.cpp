@@ -58,6 +58,17 @@ ModelSpec tinyMoe()
     return m;
 }
 
+/// Both searches kept the same plans, in the same order, and the same Pareto front.
+void checkSameAnswer(const SearchResult& a, const SearchResult& b)
+{
+    QCOMPARE(a.results.size(), b.results.size());
+    for (std::size_t i = 0; i < a.results.size(); ++i)
+        QCOMPARE(a.results[i].index, b.results[i].index);
+    QCOMPARE(a.pareto.size(), b.pareto.size());
+    for (std::size_t i = 0; i < a.pareto.size(); ++i)
+        QCOMPARE(a.pareto[i].index, b.pareto[i].index);
+}
+
 /// H100 nodes with only `gib` of memory, so that many plans do not fit and pruning matters.
 ClusterSpec smallH100(double gib)
 {
@@ -361,12 +372,7 @@ void TestSearch::pruningKeepsTheAnswer()
     QCOMPARE(b.scored, b.evaluated);
     QCOMPARE(a.evaluated, b.evaluated);
     QCOMPARE(a.feasible, b.feasible);
-    QCOMPARE(a.results.size(), b.results.size());
-    for (std::size_t i = 0; i < a.results.size(); ++i)
-        QCOMPARE(a.results[i].index, b.results[i].index);
-    QCOMPARE(a.pareto.size(), b.pareto.size());
-    for (std::size_t i = 0; i < a.pareto.size(); ++i)
-        QCOMPARE(a.pareto[i].index, b.pareto[i].index);
+    checkSameAnswer(a, b);
 }
 
 void TestSearch::threadCountDoesNotChangeTheAnswer()
@@ -381,12 +387,7 @@ void TestSearch::threadCountDoesNotChangeTheAnswer()
     QCOMPARE(a.threads, 1u);
     QCOMPARE(b.threads, 4u);
     QCOMPARE(a.evaluated, b.evaluated);
-    QCOMPARE(a.results.size(), b.results.size());
-    for (std::size_t i = 0; i < a.results.size(); ++i)
-        QCOMPARE(a.results[i].index, b.results[i].index);
-    QCOMPARE(a.pareto.size(), b.pareto.size());
-    for (std::size_t i = 0; i < a.pareto.size(); ++i)
-        QCOMPARE(a.pareto[i].index, b.pareto[i].index);
+    checkSameAnswer(a, b);
 }
 
 void TestSearch::pinnedDimensionsRespected()
