@@ -2,17 +2,18 @@
 // `paralens calibrate --runs FILE... --out PROFILE.json`: the model's free constants fitted to
 // measured runs (docs/fit.md), written into a calibration profile of schema 2.
 #include "app/cli_commands.h"
+#include "app/runs_loader.h"
 
 #include "core/calibration.h"
 #include "core/error.h"
 #include "core/fit.h"
-#include "core/input_file.h"
-#include "core/spec_io.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
 #include <QFileInfo>
 #include <QTextStream>
+
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -22,61 +23,6 @@ namespace {
 QString qs(std::string_view s)
 {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
-/// --hardware ID|FILE as the cluster of CSV rows: a preset id, or a hardware JSON file.
-std::optional<Scenario> clusterTemplate(const QString& hw, QString* error)
-{
-    Scenario s;
-    if (const ClusterSpec* c = presets().hardware(hw.toStdString())) {
-        s.hardware_id = hw.toStdString();
-        s.cluster = *c;
-        return s;
-    }
-    if (!QFileInfo(hw).isFile()) {
-        *error = "--hardware: '" + hw + "' is neither a hardware preset nor a file";
-        return std::nullopt;
-    }
-    try {
-        const std::string path = hw.toStdString();
-        const std::string text = readInputFile(path, kMaxScenarioFileBytes, "hardware file", path);
-        s.cluster = clusterFromJson(nlohmann::json::parse(text), "hardware");
-    } catch (const InputError& e) {
-        *error = QString::fromStdString(e.what());
-        return std::nullopt;
-    } catch (const nlohmann::json::exception& e) {
-        *error = hw + ": malformed hardware JSON: " + e.what();
-        return std::nullopt;
-    }
-    return s;
-}
-
-/// Every run of every file, with the files' assumptions. CSV files need --hardware.
-std::optional<std::vector<RunSet>> loadRuns(const QStringList& files, const QString& hw,
-                                            QString* error)
-{
-    std::vector<RunSet> sets;
-    std::optional<Scenario> cluster;
-    try {
-        for (const QString& f : files) {
-            if (!f.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) {
-                sets.push_back(readRunsFile(f.toStdString(), presets()));
-                continue;
-            }
-            if (hw.isEmpty()) {
-                *error = f + ": a measured-iteration CSV needs --hardware ID|FILE (the cluster "
-                             "its rows ran on)";
-                return std::nullopt;
-            }
-            if (!cluster && !(cluster = clusterTemplate(hw, error)))
-                return std::nullopt;
-            sets.push_back(readIterationCsv(f.toStdString(), *cluster));
-        }
-    } catch (const InputError& e) {
-        *error = QString::fromStdString(e.what());
-        return std::nullopt;
-    }
-    return sets;
 }
 
 std::optional<std::vector<FitConstant>> parseConstants(const QString& list, QString* error)
@@ -273,16 +219,11 @@ int cmdCalibrateRuns(const QStringList& args)
             return fail(error);
         opt.constants = *c;
     }
-    const auto sets = loadRuns(files, parser.value(hwOpt), &error);
-    if (!sets)
-        return fail(error);
-    std::vector<MeasuredRun> runs;
-    for (const RunSet& s : *sets)
-        runs.insert(runs.end(), s.runs.begin(), s.runs.end());
-
     CalibrationProfile profile;
     std::unique_ptr<CalibratedPerformance> tables;
     try {
+        const std::vector<RunSet> sets = loadRunFiles(files, parser.value(hwOpt), presets());
+        const std::vector<MeasuredRun> runs = allRuns(sets);
         if (parser.isSet(baseOpt)) {
             profile = loadProfileFile(parser.value(baseOpt).toStdString());
             CalibrationProfile forFit = profile;
@@ -306,7 +247,7 @@ int cmdCalibrateRuns(const QStringList& args)
                          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
               << "\n";
         else if (!parser.isSet(quietOpt)) {
-            printText(o, r, *sets);
+            printText(o, r, sets);
             o << "wrote " << parser.value(outOpt) << "\n";
         }
     } catch (const InputError& e) {

@@ -2,12 +2,14 @@
 #include "app/autosave.h"
 #include "app/cli.h"
 #include "app/mainwindow.h"
+#include "app/tooldocks.h"
 #include "app/user_presets.h"
 #include "app/workshop.h"
 #include "core/error.h"
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QDir>
 #include <QMessageBox>
 #include <QTimer>
 
@@ -71,6 +73,11 @@ int main(int argc, char** argv)
     if (rest.size() > 1)
         window.openFile(rest.at(1));
     window.show();
+    // Screenshots and demos: PARALENS_ACCURACY_RUNS=FILE[:FILE...] opens the Accuracy dock on
+    // those runs (CSV rows on PARALENS_ACCURACY_HARDWARE, a preset id or hardware file).
+    if (const QString runs = qEnvironmentVariable("PARALENS_ACCURACY_RUNS"); !runs.isEmpty())
+        window.toolDocks()->openAccuracy(runs.split(QDir::listSeparator(), Qt::SkipEmptyParts),
+                                         qEnvironmentVariable("PARALENS_ACCURACY_HARDWARE"));
     if (present) {
         window.workshop()->setPresentation(true);
         QTimer::singleShot(1000, window.workshop(), &paralens::Workshop::play);

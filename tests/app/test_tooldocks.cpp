@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Search and Calibration docks of the main window: the Tools menu shows them, a plan
-// chosen in the search and a saved profile change the document as undoable edits.
+// The Search, Calibration and Accuracy docks of the main window: the Tools menu shows them, a
+// plan chosen in the search, a saved profile and a measured run opened from the accuracy chart
+// change the document as undoable edits; the accuracy note reaches the headline.
+#include "app/accuracypanel.h"
 #include "app/calibrationpanel.h"
 #include "app/document.h"
 #include "app/mainwindow.h"
 #include "app/tooldocks.h"
 #include "core/calibration.h"
 #include "core/scenario_io.h"
+#include "widgets/accuracyview.h"
+#include "widgets/headline.h"
 #include "widgets/searchview.h"
 
 #include <QDockWidget>
@@ -24,7 +28,7 @@ class TestToolDocks : public QObject
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
-    void toolsMenuTogglesBothDocks()
+    void toolsMenuTogglesTheDocks()
     {
         MainWindow w;
         w.show();
@@ -33,13 +37,51 @@ private slots:
             if (a->text() == "&Tools")
                 tools = a->menu();
         QVERIFY(tools);
-        QCOMPARE(tools->actions().size(), 2);
+        QCOMPARE(tools->actions().size(), 3);
         auto* search = w.findChild<QDockWidget*>("SearchDock");
         auto* calibration = w.findChild<QDockWidget*>("CalibrationDock");
-        QVERIFY(search && calibration);
+        auto* accuracy = w.findChild<QDockWidget*>("AccuracyDock");
+        QVERIFY(search && calibration && accuracy);
         QVERIFY(!search->isVisible()); // closed until asked for
         tools->actions().at(0)->trigger();
         QVERIFY(search->isVisible());
+        QCOMPARE(tools->actions().at(2)->text(), QStringLiteral("Accuracy"));
+        QVERIFY(!accuracy->isVisible());
+        tools->actions().at(2)->trigger();
+        QVERIFY(accuracy->isVisible());
+    }
+
+    void openedRunIsOneUndoableEdit()
+    {
+        MainWindow w;
+        Document* doc = w.document();
+        Scenario s = doc->scenario();
+        s.calibration = "/profiles/cluster.json";
+        doc->edit(s, "calibration");
+        const Scenario before = doc->scenario();
+        Scenario run = before;
+        run.model.name = "measured model";
+        run.model.layers = 40;
+        run.parallel.pp = 4;
+        run.parallel.dp = 2;
+        run.calibration.clear();
+        emit w.toolDocks()->accuracyPanel()->view()->runChosen(run, "a run");
+        QCOMPARE(doc->scenario().model.name, std::string("measured model"));
+        QCOMPARE(doc->scenario().parallel.pp, 4);
+        QCOMPARE(doc->scenario().calibration, before.calibration); // the run names none
+        doc->undoStack()->undo();
+        QCOMPARE(doc->scenario().model.name, before.model.name);
+        QCOMPARE(doc->scenario().parallel.pp, before.parallel.pp);
+    }
+
+    void accuracyNoteReachesTheHeadline()
+    {
+        MainWindow w;
+        QVERIFY(w.headline()->accuracyNote().isEmpty());
+        emit w.toolDocks()->accuracyPanel()->noteChanged("vs measured: ±5.0 % on 3 similar runs",
+                                                         "tip");
+        QCOMPARE(w.headline()->accuracyNote(),
+                 QStringLiteral("vs measured: ±5.0 % on 3 similar runs"));
     }
 
     void chosenPlanIsOneUndoableEdit()
