@@ -15,13 +15,25 @@ struct Entry
 };
 
 // Bounds are physical limits, not guesses of the answer; docs/fit.md gives the reasoning.
-constexpr std::array<Entry, 7> kEntries{{
+constexpr std::array<Entry, 9> kEntries{{
     {FitConstant::GemmEfficiency,
      "gemm_efficiency",
      {0.25, 0.95,
       "no dense GEMM sustains the datasheet peak (clocks drop under load; cuBLAS's largest "
       "BF16 GEMMs reach about 0.8-0.9 of it, NVIDIA Matrix Multiplication Background guide); "
       "below a quarter of the peak a GEMM is not tensor-core bound"}},
+    {FitConstant::GemmHalfSize,
+     "gemm_half_size",
+     {0.0, 512.0,
+      "tensor-core GEMMs reach half their large-size throughput when the smallest dimension "
+      "is some tens to a few hundred (tile sizes of 64-256 in cuBLAS and CUTLASS); 0 is no "
+      "small-size penalty"}},
+    {FitConstant::HbmEfficiency,
+     "hbm_efficiency",
+     {0.3, 1.0,
+      "streaming kernels reach 0.8-0.93 of the datasheet HBM bandwidth (STREAM-like copies, "
+      "NVIDIA and AMD bandwidth tests); small unfused element-wise kernels reach much less; "
+      "never more than the datasheet figure"}},
     {FitConstant::AttentionRatio,
      "attention_efficiency_ratio",
      {0.3, 1.3,
@@ -53,10 +65,10 @@ constexpr std::array<Entry, 7> kEntries{{
       "milliseconds to a few hundred per step; 2 s bounds it"}},
 }};
 
-constexpr std::array<FitConstant, 7> kAll{
-    FitConstant::GemmEfficiency,     FitConstant::AttentionRatio, FitConstant::ScaleUpEfficiency,
-    FitConstant::ScaleOutEfficiency, FitConstant::DpOverlap,      FitConstant::LayerOverhead,
-    FitConstant::StepOverhead};
+constexpr std::array<FitConstant, 9> kAll{
+    FitConstant::GemmEfficiency, FitConstant::GemmHalfSize,      FitConstant::HbmEfficiency,
+    FitConstant::AttentionRatio, FitConstant::ScaleUpEfficiency, FitConstant::ScaleOutEfficiency,
+    FitConstant::DpOverlap,      FitConstant::LayerOverhead,     FitConstant::StepOverhead};
 
 // K is ModelConstants or const ModelConstants.
 template <typename K> auto field(FitConstant c, K& k) -> decltype(&k.gemm_efficiency)
@@ -64,6 +76,10 @@ template <typename K> auto field(FitConstant c, K& k) -> decltype(&k.gemm_effici
     switch (c) {
     case FitConstant::GemmEfficiency:
         return &k.gemm_efficiency;
+    case FitConstant::GemmHalfSize:
+        return &k.gemm_half_size;
+    case FitConstant::HbmEfficiency:
+        return &k.hbm_efficiency;
     case FitConstant::AttentionRatio:
         return &k.attention_efficiency_ratio;
     case FitConstant::ScaleUpEfficiency:
@@ -150,6 +166,10 @@ std::optional<double> FittedConstants::value(FitConstant c) const
     switch (c) {
     case FitConstant::GemmEfficiency:
         return std::nullopt;
+    case FitConstant::GemmHalfSize:
+        return gemm_half_size;
+    case FitConstant::HbmEfficiency:
+        return hbm_efficiency;
     case FitConstant::AttentionRatio:
         return attention_efficiency_ratio;
     case FitConstant::ScaleUpEfficiency:
@@ -171,6 +191,12 @@ void FittedConstants::set(FitConstant c, double v)
     switch (c) {
     case FitConstant::GemmEfficiency:
         break; // per GPU: gemm_efficiency
+    case FitConstant::GemmHalfSize:
+        gemm_half_size = v;
+        break;
+    case FitConstant::HbmEfficiency:
+        hbm_efficiency = v;
+        break;
     case FitConstant::AttentionRatio:
         attention_efficiency_ratio = v;
         break;

@@ -16,6 +16,8 @@ namespace paralens {
 enum class FitConstant
 {
     GemmEfficiency,     ///< ModelConstants::gemm_efficiency, one per GPU type
+    GemmHalfSize,       ///< ModelConstants::gemm_half_size
+    HbmEfficiency,      ///< ModelConstants::hbm_efficiency
     AttentionRatio,     ///< ModelConstants::attention_efficiency_ratio
     ScaleUpEfficiency,  ///< ModelConstants::scale_up_efficiency
     ScaleOutEfficiency, ///< ModelConstants::scale_out_efficiency
@@ -67,6 +69,8 @@ struct FitProvenance
 struct FittedConstants
 {
     std::vector<GpuEfficiency> gemm_efficiency; ///< by GPU name (matched case-insensitively)
+    std::optional<double> gemm_half_size;
+    std::optional<double> hbm_efficiency;
     std::optional<double> attention_efficiency_ratio;
     std::optional<double> scale_up_efficiency;
     std::optional<double> scale_out_efficiency;

@@ -133,11 +133,11 @@ private slots:
 
     void everyConstantFitsExactData()
     {
-        // With all seven constants free the data stay explained; what the runs cannot see
+        // With all nine constants free the data stay explained; what the runs cannot see
         // (attention kernels: no flash attention here) is reported, not invented.
         const auto runs = measuredRuns(truthConstants());
         const FitResult r = fitConstants(runs, FitOptions{});
-        QCOMPARE(int(r.parameters.size()), 7);
+        QCOMPARE(int(r.parameters.size()), 9);
         QVERIFY2(r.fit_after.mape < 5e-3, qPrintable(QString::number(r.fit_after.mape)));
         const FitParameter& attn = param(r, FitConstant::AttentionRatio);
         QVERIFY(!attn.identified);
