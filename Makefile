@@ -6,7 +6,7 @@ BUILD   = build/$(PRESET)
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS   ?=
 
-.PHONY: all deps configure build run test test-asan fuzz bench package format clean
+.PHONY: all deps configure build run test test-asan fuzz bench package format tidy translations clean
 
 all: build
 
@@ -22,23 +22,22 @@ build: configure
 run: build
 	$(BUILD)/app/paralens $(ARGS)
 
-# Every suite except those that need a GPU (label gpu).
+# Every suite except those that need a GPU (label gpu), through the test preset of the same
+# name (CMakePresets.json holds the exclusions, the sanitizer options and noTestsAction).
 test: build
-	cd $(BUILD) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -LE gpu -j $(JOBS)
+	ctest --preset $(PRESET) -j $(JOBS)
 
-# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset). Any
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (the asan presets). Any
 # report fails the test (halt_on_error); tests/lsan.supp lists Qt-internal leaks only.
-SAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
-           UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-           LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 test-asan: PRESET = asan
 test-asan: build
-	cd $(BUILD) && $(SAN_ENV) QT_QPA_PLATFORM=offscreen ctest --output-on-failure -LE gpu -j $(JOBS)
+	ctest --preset asan -j $(JOBS)
 
 # libFuzzer targets (clang; the fuzz preset), each run for FUZZ_SECONDS with seed corpora from
 # the project's own files (fuzz/seeds.sh). Corpora and crash files stay under build/fuzz/.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= fuzz_scenario fuzz_preset fuzz_profile fuzz_nccl_log fuzz_estimate
+FUZZ_TARGETS ?= fuzz_scenario fuzz_preset fuzz_profile fuzz_nccl_log fuzz_estimate fuzz_runs \
+                fuzz_iteration_csv
 FUZZ_DIR     := build/fuzz
 fuzz:
 	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt
@@ -58,7 +57,7 @@ fuzz:
 bench: PRESET = release
 # Each bench executable prints one JSON object per line.
 bench: build
-	@for b in $(BUILD)/tests/bench/paralens-bench-*; do [ -f "$$b" ] && [ -x "$$b" ] || continue; QT_QPA_PLATFORM=offscreen "$$b" || exit 1; done
+	@for b in $(BUILD)/tests/bench/paralens-bench-*; do [ -f "$$b" ] && [ -x "$$b" ] || continue; "$$b" || exit 1; done
 
 package: PRESET = release
 package: build
@@ -66,6 +65,18 @@ package: build
 
 format:
 	@git ls-files '*.h' '*.cpp' '*.cu' | xargs clang-format -i
+
+# clang-tidy 14 with the checks in .clang-tidy, on core/ (kept clean there).
+tidy: configure
+	@packaging/install-deps.sh packaging/debian-packages-tidy.txt
+	run-clang-tidy -p $(BUILD) -j $(JOBS) -quiet '$(CURDIR)/core/.*\.cpp'
+
+# Every tr() string of widgets/ and app/ into $(BUILD)/translations/paralens.ts (Qt Linguist),
+# the file a translator starts from; test_translations checks the same extraction.
+LUPDATE ?= /usr/lib/qt6/bin/lupdate
+translations: deps
+	@mkdir -p $(BUILD)/translations
+	$(LUPDATE) -I . -locations relative widgets app -ts $(BUILD)/translations/paralens.ts
 
 clean:
 	rm -rf build

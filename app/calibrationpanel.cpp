@@ -3,11 +3,15 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/measure_exit_codes.h"
 #include "widgets/calibrationview.h"
+#include "widgets/palette.h"
+#include "widgets/units.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -20,14 +24,74 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QStandardPaths>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace paralens {
 namespace {
 
-constexpr int kNoDeviceExit = 3; // paralens-measure: "error: no CUDA device visible"
 constexpr int kProbeTimeoutMs = 20000;
+constexpr int kPollMs = 20; // how often a running tool's job looks at its stop flags
+
+/// How a job runs the tool: how long it may take (0: no limit), how long it has between
+/// terminate() and kill() once asked to stop, and whether its stdout is thrown away.
+struct ToolLimits
+{
+    int timeoutMs = 0;
+    int graceMs = 0;
+    bool discardStdout = false;
+};
+
+/// Runs `tool args` on the job's thread until it exits. Asked to stop, the tool gets
+/// terminate() and, `graceMs` later, kill(); abandoned or past its time, kill() at once. Each
+/// complete stderr line goes to `onLine` when given; the rest of stderr comes back in `rest`.
+CalibrationPanel::ToolRun runTool(const QString& tool, const QStringList& args,
+                                  const ToolLimits& limits, const JobTicket& ticket,
+                                  const std::function<void(const QByteArray&)>& onLine)
+{
+    CalibrationPanel::ToolRun run;
+    QProcess p;
+    if (limits.discardStdout)
+        p.setStandardOutputFile(QProcess::nullDevice());
+    p.start(tool, args);
+    run.started = p.waitForStarted();
+    if (!run.started) {
+        run.error = p.errorString();
+        return run;
+    }
+    QElapsedTimer clock;
+    clock.start();
+    qint64 terminatedAt = -1;
+    bool killed = false;
+    auto drain = [&] {
+        run.rest += p.readAllStandardError();
+        for (qsizetype nl; onLine && (nl = run.rest.indexOf('\n')) >= 0;) {
+            onLine(run.rest.left(nl));
+            run.rest.remove(0, nl + 1);
+        }
+    };
+    while (p.state() != QProcess::NotRunning) {
+        p.waitForFinished(kPollMs);
+        drain();
+        if (killed)
+            continue;
+        const bool late = limits.timeoutMs > 0 && clock.elapsed() > limits.timeoutMs;
+        const bool graceOver =
+            terminatedAt >= 0 && clock.elapsed() - terminatedAt >= limits.graceMs;
+        if (ticket.isAbandoned() || late || graceOver) {
+            p.kill();
+            killed = true;
+        } else if (terminatedAt < 0 && ticket.stopRequested()) {
+            p.terminate();
+            terminatedAt = clock.elapsed();
+        }
+    }
+    drain();
+    run.exitCode = p.exitCode();
+    run.status = p.exitStatus();
+    run.error = p.errorString();
+    run.out = p.readAllStandardOutput();
+    return run;
+}
 
 QString describe(const std::exception& e)
 {
@@ -59,7 +123,9 @@ QString lastDir()
 
 } // namespace
 
-CalibrationPanel::CalibrationPanel(QWidget* parent) : QWidget(parent)
+CalibrationPanel::CalibrationPanel(QWidget* parent)
+    : QWidget(parent), m_probeJob(this, [this](ToolRun run) { probeFinished(run); }),
+      m_runJob(this, [this](ToolRun run) { runFinished(run); })
 {
     setObjectName(QStringLiteral("calibrationPanel"));
     m_view = new CalibrationView(this);
@@ -94,7 +160,8 @@ CalibrationPanel::CalibrationPanel(QWidget* parent) : QWidget(parent)
     m_errorLabel->setObjectName(QStringLiteral("calibrationError"));
     m_errorLabel->setWordWrap(true);
     m_errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_errorLabel->setStyleSheet(QStringLiteral("color: #D55E00;")); // Okabe-Ito vermillion
+    m_errorLabel->setStyleSheet(
+        QStringLiteral("color: %1;").arg(palette::warning(palette()).name()));
     m_errorLabel->setVisible(false);
 
     auto* actions = new QHBoxLayout;
@@ -121,29 +188,15 @@ CalibrationPanel::CalibrationPanel(QWidget* parent) : QWidget(parent)
     connect(m_measureButton, &QPushButton::clicked, this, &CalibrationPanel::measureDialog);
     connect(m_cancelButton, &QPushButton::clicked, this, &CalibrationPanel::cancelMeasurement);
 
-    m_killTimer = new QTimer(this);
-    m_killTimer->setSingleShot(true);
-    connect(m_killTimer, &QTimer::timeout, this, [this] {
-        if (m_run && m_run->state() != QProcess::NotRunning)
-            m_run->kill();
-    });
-
     updateSummary();
     m_progressLabel->setVisible(false);
     m_tool = locateMeasureTool();
     probe();
 }
 
-CalibrationPanel::~CalibrationPanel()
-{
-    // Never leave a measurement or probe running behind a closed window.
-    for (QProcess* p : {m_run, m_probe})
-        if (p && p->state() != QProcess::NotRunning) {
-            p->disconnect(this);
-            p->kill();
-            p->waitForFinished(2000);
-        }
-}
+// The jobs go first: they kill a running measurement or probe and wait for it, so none is
+// left running behind a closed window.
+CalibrationPanel::~CalibrationPanel() = default;
 
 QString CalibrationPanel::errorText() const
 {
@@ -366,14 +419,8 @@ void CalibrationPanel::updateMeasureButton()
 
 void CalibrationPanel::probe()
 {
-    if (m_probe) {
-        m_probe->disconnect(this);
-        m_probe->kill();
-        m_probe->waitForFinished(1000);
-        m_probe->deleteLater();
-        m_probe = nullptr;
-    }
     if (m_tool.isEmpty()) {
+        m_probeJob.discard();
         m_measureState = MeasureState::NotBuilt;
         m_measureStatus = tr("Measurement unavailable: paralens-measure was not built (it needs "
                              "the CUDA toolkit and NCCL) or is not next to paralens or on PATH.");
@@ -383,32 +430,23 @@ void CalibrationPanel::probe()
     m_measureState = MeasureState::Checking;
     m_measureStatus = tr("Checking for GPUs with %1…").arg(QDir::toNativeSeparators(m_tool));
     updateMeasureButton();
-    m_probe = new QProcess(this);
-    connect(m_probe, &QProcess::finished, this, &CalibrationPanel::probeFinished);
-    connect(m_probe, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart)
-            probeFinished(-1, QProcess::CrashExit);
+    const QString tool = m_tool;
+    m_probeJob.start([tool](const JobTicket& ticket) {
+        return runTool(tool, {QStringLiteral("devices")}, ToolLimits{kProbeTimeoutMs, 0, false},
+                       ticket, {});
     });
-    QTimer::singleShot(kProbeTimeoutMs, m_probe, [p = m_probe] { p->kill(); });
-    m_probe->start(m_tool, {QStringLiteral("devices")});
 }
 
-void CalibrationPanel::probeFinished(int exitCode, QProcess::ExitStatus status)
+void CalibrationPanel::probeFinished(const ToolRun& run)
 {
-    if (!m_probe)
-        return;
-    const QByteArray out = m_probe->readAllStandardOutput();
-    const QString err = QString::fromUtf8(m_probe->readAllStandardError()).trimmed();
-    const QString startError = m_probe->errorString();
-    m_probe->deleteLater();
-    m_probe = nullptr;
-    if (status == QProcess::NormalExit && exitCode == kNoDeviceExit) {
+    const QString err = QString::fromUtf8(run.rest).trimmed();
+    if (run.started && run.status == QProcess::NormalExit && run.exitCode == measure::ExitNoDevice) {
         m_measureState = MeasureState::NoGpu;
         m_measureStatus = tr("Measurement unavailable: no CUDA device visible on this machine "
                              "(paralens-measure found, but it sees no GPU).");
-    } else if (status == QProcess::NormalExit && exitCode == 0) {
+    } else if (run.started && run.status == QProcess::NormalExit && run.exitCode == measure::ExitOk) {
         const QJsonArray devices =
-            QJsonDocument::fromJson(out).object().value(QStringLiteral("devices")).toArray();
+            QJsonDocument::fromJson(run.out).object().value(QStringLiteral("devices")).toArray();
         QStringList names;
         for (const auto& d : devices)
             names << d.toObject().value(QStringLiteral("name")).toString();
@@ -423,9 +461,10 @@ void CalibrationPanel::probeFinished(int exitCode, QProcess::ExitStatus status)
         }
     } else {
         m_measureState = MeasureState::Failed;
-        const QString why = !err.isEmpty()                  ? err.section(QLatin1Char('\n'), -1)
-                            : status == QProcess::CrashExit ? startError
-                                                            : tr("exit code %1").arg(exitCode);
+        const QString why = !err.isEmpty() ? err.section(QLatin1Char('\n'), -1)
+                            : !run.started || run.status == QProcess::CrashExit
+                                ? run.error
+                                : tr("exit code %1").arg(run.exitCode);
         m_measureStatus = tr("Measurement unavailable: %1 devices failed: %2")
                               .arg(QDir::toNativeSeparators(m_tool), why);
     }
@@ -439,26 +478,21 @@ bool CalibrationPanel::startMeasurement(const QString& outPath, const QStringLis
         return false;
     }
     clearError();
-    if (m_run)
-        m_run->deleteLater();
-    m_run = new QProcess(this);
-    m_run->setStandardOutputFile(QProcess::nullDevice()); // the tables: the profile has them
     m_runOut = QFileInfo(outPath).absoluteFilePath();
-    m_stderrBuffer.clear();
     m_runErrors.clear();
     m_cancelled = false;
-    connect(m_run, &QProcess::readyReadStandardError, this, &CalibrationPanel::readProgress);
-    connect(m_run, &QProcess::finished, this, &CalibrationPanel::runFinished);
-    connect(m_run, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart) {
-            setMeasuring(false);
-            showError(tr("Could not start %1: %2").arg(m_tool, m_run->errorString()));
-        }
-    });
     m_progress->setRange(0, 0);
     m_progressLabel->setText(tr("Starting paralens-measure…"));
     setMeasuring(true);
-    m_run->start(m_tool, QStringList(args) << QStringLiteral("--out") << m_runOut);
+    const QString tool = m_tool;
+    const QStringList command = QStringList(args) << QStringLiteral("--out") << m_runOut;
+    // stdout carries the tables, which the profile holds too; stderr the progress lines.
+    const ToolLimits limits{0, m_graceMs, true};
+    m_runJob.start([this, tool, command, limits](const JobTicket& ticket) {
+        return runTool(tool, command, limits, ticket, [this, &ticket](const QByteArray& line) {
+            m_runJob.post(ticket.generation, [this, line] { progressLine(line); });
+        });
+    });
     return true;
 }
 
@@ -481,57 +515,55 @@ void CalibrationPanel::cancelMeasurement()
     m_cancelled = true;
     m_cancelButton->setEnabled(false);
     m_progressLabel->setText(tr("Cancelling…"));
-    m_run->terminate();
-    m_killTimer->start(m_graceMs);
+    m_runJob.cancel(); // terminate(), then kill() after the grace period
 }
 
-void CalibrationPanel::readProgress()
+void CalibrationPanel::progressLine(const QByteArray& raw)
 {
-    m_stderrBuffer += m_run->readAllStandardError();
-    int nl;
-    while ((nl = m_stderrBuffer.indexOf('\n')) >= 0) {
-        const QByteArray line = m_stderrBuffer.left(nl).trimmed();
-        m_stderrBuffer.remove(0, nl + 1);
-        if (line.isEmpty())
-            continue;
-        QJsonParseError pe;
-        const QJsonObject o = QJsonDocument::fromJson(line, &pe).object();
-        const QString phase = o.value(QStringLiteral("phase")).toString();
-        if (pe.error != QJsonParseError::NoError || phase.isEmpty()) {
-            m_runErrors << QString::fromUtf8(line); // "error: ..." and NCCL's own messages
-            continue;
-        }
-        const int done = o.value(QStringLiteral("done")).toInt(-1);
-        const int total = o.value(QStringLiteral("total")).toInt(0);
-        if (total > 0 && done >= 0) {
-            m_progress->setRange(0, total);
-            m_progress->setValue(done);
-        }
-        QString what = phase;
-        if (phase == QLatin1String("collectives"))
-            what += QStringLiteral(": %1 on %2 GPUs, %3")
-                        .arg(o.value(QStringLiteral("op")).toString())
-                        .arg(o.value(QStringLiteral("ranks")).toInt())
-                        .arg(formatBytes(o.value(QStringLiteral("size_bytes")).toDouble()));
-        else if (phase == QLatin1String("gemm"))
-            what += QStringLiteral(": %1 %2").arg(o.value(QStringLiteral("label")).toString(),
-                                                  o.value(QStringLiteral("dtype")).toString());
-        else if (phase == QLatin1String("start"))
-            what = tr("started on %1")
-                       .arg(count(o.value(QStringLiteral("gpus")).toInt(), tr("GPU"), tr("GPUs")));
-        if (total > 0 && done >= 0)
-            what += QStringLiteral(" (%1/%2)").arg(done).arg(total);
-        m_progressLabel->setText(what);
+    const QByteArray line = raw.trimmed();
+    if (line.isEmpty())
+        return;
+    QJsonParseError pe;
+    const QJsonObject o = QJsonDocument::fromJson(line, &pe).object();
+    const QString phase = o.value(QStringLiteral("phase")).toString();
+    if (pe.error != QJsonParseError::NoError || phase.isEmpty()) {
+        m_runErrors << QString::fromUtf8(line); // "error: ..." and NCCL's own messages
+        return;
     }
+    const int done = o.value(QStringLiteral("done")).toInt(-1);
+    const int total = o.value(QStringLiteral("total")).toInt(0);
+    if (total > 0 && done >= 0) {
+        m_progress->setRange(0, total);
+        m_progress->setValue(done);
+    }
+    QString what = phase;
+    if (phase == QLatin1String("collectives"))
+        what += QStringLiteral(": %1 on %2 GPUs, %3")
+                    .arg(o.value(QStringLiteral("op")).toString())
+                    .arg(o.value(QStringLiteral("ranks")).toInt())
+                    .arg(units::sizeBytes(o.value(QStringLiteral("size_bytes")).toDouble()));
+    else if (phase == QLatin1String("gemm"))
+        what += QStringLiteral(": %1 %2").arg(o.value(QStringLiteral("label")).toString(),
+                                              o.value(QStringLiteral("dtype")).toString());
+    else if (phase == QLatin1String("start"))
+        what = tr("started on %1")
+                   .arg(count(o.value(QStringLiteral("gpus")).toInt(), tr("GPU"), tr("GPUs")));
+    if (total > 0 && done >= 0)
+        what += QStringLiteral(" (%1/%2)").arg(done).arg(total);
+    m_progressLabel->setText(what);
 }
 
-void CalibrationPanel::runFinished(int exitCode, QProcess::ExitStatus status)
+void CalibrationPanel::runFinished(const ToolRun& run)
 {
-    m_killTimer->stop();
-    readProgress();
-    if (!m_stderrBuffer.trimmed().isEmpty())
-        m_runErrors << QString::fromUtf8(m_stderrBuffer.trimmed());
-    m_stderrBuffer.clear();
+    if (!run.started) {
+        setMeasuring(false);
+        showError(tr("Could not start %1: %2").arg(m_tool, run.error));
+        return;
+    }
+    if (!run.rest.trimmed().isEmpty())
+        m_runErrors << QString::fromUtf8(run.rest.trimmed());
+    const int exitCode = run.exitCode;
+    const QProcess::ExitStatus status = run.status;
     const QString errors = m_runErrors.join(QLatin1Char('\n'));
     bool ok = false;
     if (m_cancelled) {
@@ -539,17 +571,19 @@ void CalibrationPanel::runFinished(int exitCode, QProcess::ExitStatus status)
     } else if (status == QProcess::CrashExit) {
         m_progressLabel->clear();
         showError(tr("paralens-measure crashed. %1").arg(errors));
-    } else if (exitCode == kNoDeviceExit) {
+    } else if (exitCode == measure::ExitNoDevice) {
         m_progressLabel->clear();
         m_measureState = MeasureState::NoGpu;
         m_measureStatus = tr("Measurement unavailable: no CUDA device visible on this machine.");
         showError(errors.isEmpty() ? m_measureStatus : errors);
-    } else if (QFileInfo::exists(m_runOut) && (exitCode == 0 || exitCode == 1 || exitCode == 4)) {
-        // 1 and 4 still write what was measured before the failure or hang.
-        ok = loadProfile(m_runOut) && exitCode == 0;
+    } else if (QFileInfo::exists(m_runOut) &&
+               (exitCode == measure::ExitOk || exitCode == measure::ExitFailure ||
+                exitCode == measure::ExitTimeout)) {
+        // A failure or a hang still writes what was measured before it.
+        ok = loadProfile(m_runOut) && exitCode == measure::ExitOk;
         m_progressLabel->setText(ok ? tr("Measurement finished: %1").arg(m_runOut)
                                     : tr("Measurement ended early; partial profile loaded."));
-        if (exitCode != 0)
+        if (exitCode != measure::ExitOk)
             showError(tr("paralens-measure exited with code %1: %2").arg(exitCode).arg(errors));
     } else {
         m_progressLabel->clear();

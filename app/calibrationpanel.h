@@ -2,6 +2,7 @@
 #pragma once
 #include "core/calibration.h"
 #include "core/cluster_spec.h"
+#include "widgets/backgroundjob.h"
 
 #include <QProcess>
 #include <QStringList>
@@ -11,7 +12,6 @@ class QBoxLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
-class QTimer;
 
 namespace paralens {
 
@@ -19,9 +19,9 @@ class CalibrationView;
 class FitJob;
 
 /// The Calibration page: the CalibrationView plus its actions. Imports nccl-tests logs (and
-/// profiles) through core, loads and saves profiles, and runs paralens-measure through QProcess
-/// with a progress bar and Cancel. Errors stay in the panel; the profile shown before a failed
-/// action is kept.
+/// profiles) through core, loads and saves profiles, and runs paralens-measure as a
+/// BackgroundJob with a progress bar and Cancel (the probe for GPUs is one too). Errors stay in
+/// the panel; the profile shown before a failed action is kept.
 class CalibrationPanel : public QWidget
 {
     Q_OBJECT
@@ -34,6 +34,17 @@ public:
         NotBuilt,  ///< no paralens-measure next to paralens, in the build tree or on PATH
         NoGpu,     ///< the tool exits 3: no CUDA device visible
         Failed     ///< the probe failed otherwise (message in measureStatusText())
+    };
+
+    /// How one run of the tool ended, as the job that ran it saw it.
+    struct ToolRun
+    {
+        bool started = false;
+        QString error; ///< QProcess's error text (why it did not start, or crashed)
+        int exitCode = -1;
+        QProcess::ExitStatus status = QProcess::CrashExit;
+        QByteArray out;  ///< stdout (the probe's device list)
+        QByteArray rest; ///< stderr not handed out as lines (the probe's, or a last partial line)
     };
 
     explicit CalibrationPanel(QWidget* parent = nullptr);
@@ -115,9 +126,9 @@ private:
     void updateSummary();
     void updateMeasureButton();
     void probe();
-    void probeFinished(int exitCode, QProcess::ExitStatus status);
-    void readProgress();
-    void runFinished(int exitCode, QProcess::ExitStatus status);
+    void probeFinished(const ToolRun& run);
+    void progressLine(const QByteArray& line);
+    void runFinished(const ToolRun& run);
     void setMeasuring(bool on);
     void setUpFit(QBoxLayout* actions, QBoxLayout* column);
     void fitDone();
@@ -144,15 +155,14 @@ private:
     QString m_tool;
     MeasureState m_measureState = MeasureState::Checking;
     QString m_measureStatus;
-    QProcess* m_probe = nullptr;
-    QProcess* m_run = nullptr;
-    QTimer* m_killTimer = nullptr;
     QString m_runOut;
-    QByteArray m_stderrBuffer;
     QStringList m_runErrors;
     bool m_cancelled = false;
     bool m_measuring = false;
     int m_graceMs = 3000;
+    // Last: destroyed first, killing a running tool and waiting for it.
+    BackgroundJob<ToolRun> m_probeJob;
+    BackgroundJob<ToolRun> m_runJob;
 };
 
 } // namespace paralens

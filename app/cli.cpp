@@ -31,6 +31,8 @@ const std::array kCommands{
     Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
     Command{"search", "score every valid plan for a model on N GPUs; best first", cmdSearch},
     Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
+    Command{"validate", "predicted vs measured for runs files and measured-iteration CSVs",
+            cmdValidate},
 };
 
 const Command* find(const QString& name)

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/nccl_log.h"
+#include "widgets/qt_text.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -30,10 +31,8 @@ void printFitTable(QTextStream& out, const CalibrationProfile& p)
                .arg("points", 6)
                .arg("source");
     for (const auto& c : p.collectives) {
-        const auto name = QString::fromUtf8(toString(c.collective).data(),
-                                            qsizetype(toString(c.collective).size()));
-        const auto span =
-            QString::fromUtf8(toString(c.span).data(), qsizetype(toString(c.span).size()));
+        const QString name = qText(toString(c.collective));
+        const QString span = qText(toString(c.span));
         out << QStringLiteral("%1 %2 %3 ").arg(name, -15).arg(c.ranks, 5).arg(span, -5);
         if (c.fit.valid)
             out << QStringLiteral("%1 %2 %3 ")

@@ -5,6 +5,7 @@
 #include "core/estimate_json.h"
 #include "core/evaluate.h"
 #include "core/scenario_io.h"
+#include "core/units.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -17,11 +18,9 @@
 namespace paralens::cli {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
-
 QString gib(double bytes)
 {
-    return QString::asprintf("%.1f", bytes / kGiB);
+    return QString::asprintf("%.1f", bytes / units::kGiB);
 }
 
 QString ms(double seconds)
@@ -52,10 +51,11 @@ void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
                              "in-flight");
     for (const StageMemory& st : e.stages)
         out << QString::asprintf("%6d %6d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9.1f\n",
-                                 st.stage, st.layers, st.parameters / kGiB, st.gradients / kGiB,
-                                 st.optimizer_states / kGiB, st.activations / kGiB,
-                                 st.comm_buffers / kGiB, st.runtime_overhead / kGiB,
-                                 st.total() / kGiB, st.inflight_microbatches);
+                                 st.stage, st.layers, st.parameters / units::kGiB,
+                                 st.gradients / units::kGiB, st.optimizer_states / units::kGiB,
+                                 st.activations / units::kGiB, st.comm_buffers / units::kGiB,
+                                 st.runtime_overhead / units::kGiB, st.total() / units::kGiB,
+                                 st.inflight_microbatches);
     out << "peak: stage " << e.peak_stage << ", " << gib(e.peak_bytes)
         << " GiB: " << (e.fits ? "fits" : "DOES NOT FIT") << "\n\n";
 
@@ -96,7 +96,7 @@ int cmdEval(const QStringList& args)
         "Bytes and seconds in --json; GiB and ms in the table.");
     parser.addHelpOption();
     parser.addPositionalArgument("SCENARIO", "a .paralens.json scenario file");
-    const QCommandLineOption jsonOpt("json", "print the Estimate as JSON (DESIGN.md keys)");
+    const QCommandLineOption jsonOpt("json", "print the Estimate as JSON (keys in docs/cli.md)");
     parser.addOption(jsonOpt);
     QString path;
     if (const auto code = parseScenarioArgs(parser, args, "eval", &path))

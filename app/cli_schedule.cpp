@@ -7,6 +7,7 @@
 #include "core/scenario_io.h"
 #include "core/schedule.h"
 #include "core/trace.h"
+#include "widgets/qt_text.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -36,7 +37,7 @@ void printSummary(QTextStream& out, const Scenario& s, const Estimate& est,
 {
     const PipelineSchedule& sc = tl.schedule;
     const SimulationResult& r = tl.result;
-    out << "schedule " << QString::fromLatin1(toString(sc.kind).data()) << ": pp " << sc.stages;
+    out << "schedule " << qText(toString(sc.kind)) << ": pp " << sc.stages;
     if (sc.chunks > 1)
         out << " x " << sc.chunks << " chunks";
     out << ", " << sc.microbatches << " micro-batches, " << sc.ops.size() << " ops\n";
@@ -81,7 +82,7 @@ int cmdSchedule(const QStringList& args)
         "flight. --json prints every op with its start and end (seconds).");
     parser.addHelpOption();
     parser.addPositionalArgument("SCENARIO", "a .paralens.json scenario file");
-    const QCommandLineOption json("json", "print JSON (keys in DESIGN.md)");
+    const QCommandLineOption json("json", "print JSON (keys in docs/cli.md)");
     const QCommandLineOption trace(
         "trace", "write Chrome trace-event JSON (Perfetto, chrome://tracing) to FILE", "FILE");
     parser.addOption(json);

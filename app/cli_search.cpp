@@ -4,6 +4,8 @@
 #include "core/error.h"
 #include "core/scenario_io.h"
 #include "core/search.h"
+#include "core/units.h"
+#include "widgets/qt_text.h"
 
 #include <QCommandLineParser>
 #include <QTextStream>
@@ -15,8 +17,6 @@
 
 namespace paralens::cli {
 namespace {
-
-constexpr double kGiB = 1073741824.0;
 
 struct IntPin
 {
@@ -58,7 +58,7 @@ std::optional<bool> parseOnOff(const QString& text)
 QString planText(const SearchPlan& p)
 {
     const ParallelPlan& pl = p.parallel;
-    QString sched = QString::fromLatin1(toString(pl.schedule).data());
+    QString sched = qText(toString(pl.schedule));
     if (pl.virtual_stages > 1)
         sched += QString(" v%1").arg(pl.virtual_stages);
     QString zero = QString::number(pl.zero);
@@ -66,7 +66,7 @@ QString planText(const SearchPlan& p)
         zero += QString("/%1").arg(pl.shard_group);
     return QString::asprintf("%3d %3d %4d %3d %3d  %-22s %2d  %-6s %-9s %-3s %-3s", pl.tp, pl.pp,
                              pl.dp, pl.cp, pl.ep, qPrintable(sched), p.training.micro_batch,
-                             qPrintable(zero), toString(p.training.recompute).data(),
+                             qPrintable(zero), qPrintable(qText(toString(p.training.recompute))),
                              pl.sequence_parallel ? "on" : "off",
                              pl.offload_optimizer ? "on" : "off");
 }
@@ -97,11 +97,12 @@ void printTable(QTextStream& out, const SearchSpace& sp, const SearchResult& r)
     for (const SearchPlan& p : r.results)
         out << QString::asprintf("%4d ", rank++) << planText(p)
             << QString::asprintf(" %12.0f %5.1f%% %9.1f %9.3f\n", p.tokens_per_second, 100 * p.mfu,
-                                 p.peak_bytes / kGiB, p.step_seconds);
+                                 p.peak_bytes / units::kGiB, p.step_seconds);
     out << QString::asprintf("\nPareto front (tokens/s against peak memory): %zu plans, from "
                              "%.1f GiB at %.0f tokens/s to %.1f GiB at %.0f tokens/s\n",
-                             r.pareto.size(), r.pareto.front().peak_bytes / kGiB,
-                             r.pareto.front().tokens_per_second, r.pareto.back().peak_bytes / kGiB,
+                             r.pareto.size(), r.pareto.front().peak_bytes / units::kGiB,
+                             r.pareto.front().tokens_per_second,
+                             r.pareto.back().peak_bytes / units::kGiB,
                              r.pareto.back().tokens_per_second);
 }
 

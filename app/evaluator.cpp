@@ -4,11 +4,14 @@
 #include "core/error.h"
 #include "core/evaluate.h"
 
-#include <QFuture>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
+#include <atomic>
 
 namespace paralens {
+namespace {
+
+std::atomic<quint64> g_validations{0};
+
+} // namespace
 
 QString Evaluation::reason() const
 {
@@ -20,7 +23,15 @@ QString Evaluation::reason() const
     return lines.join(QLatin1Char('\n'));
 }
 
-Evaluator::Evaluator(QObject* parent) : QObject(parent) {}
+Evaluator::Evaluator(QObject* parent)
+    : QObject(parent), m_job(this, [this](Evaluation e) { emit finished(e); })
+{
+}
+
+quint64 Evaluator::validationCount()
+{
+    return g_validations.load(std::memory_order_relaxed);
+}
 
 Evaluation Evaluator::evaluateScenario(const Scenario& s, quint64 generation,
                                        const MeasuredPerformance* measured)
@@ -30,6 +41,7 @@ Evaluation Evaluator::evaluateScenario(const Scenario& s, quint64 generation,
     e.scenario = s;
     try {
         e.errors = validate(s);
+        g_validations.fetch_add(1, std::memory_order_relaxed);
         if (e.errors.empty()) {
             auto timeline = std::make_shared<PipelineTimeline>();
             evaluate(s, e.estimate, measured, ModelConstants{}, timeline.get());
@@ -70,51 +82,21 @@ std::shared_ptr<const MeasuredPerformance> Evaluator::calibrationFor(const Scena
 
 void Evaluator::request(const Scenario& s)
 {
-    ++m_generation;
-    if (m_running) { // replaces any older waiting request: only the newest is worth computing
-        m_next = s;
-        m_waiting = true;
-        return;
-    }
-    start(s);
-}
-
-void Evaluator::start(const Scenario& s)
-{
-    const quint64 generation = m_generation;
-    m_running = true;
-    ++m_started;
     QString note;
     std::shared_ptr<const MeasuredPerformance> calib = calibrationFor(s, &note);
-    // A watcher owned by this object, not QFuture::then(this, ...): with then(), an Evaluator
-    // destroyed while a job runs (a window closed mid-evaluation) trips Qt's ASSERT "context"
-    // in qfuture_impl.h (found by make test-asan on branch reliab, a Debug build); a destroyed
-    // watcher simply never delivers.
-    auto* watcher = new QFutureWatcher<Evaluation>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
-        const Evaluation e = watcher->result();
-        watcher->deleteLater();
-        m_running = false;
-        if (m_waiting) {
-            m_waiting = false;
-            start(m_next);
-        } else if (e.generation == m_generation) { // drop results a newer request overtook
-            emit finished(e);
-        }
-    });
-    watcher->setFuture(QtConcurrent::run([s, generation, calib, note] {
-        Evaluation e = evaluateScenario(s, generation, calib.get());
+    m_job.start([s, calib, note](const JobTicket& ticket) {
+        Evaluation e = evaluateScenario(s, ticket.generation, calib.get());
         e.calibration = note;
         return e;
-    }));
+    });
 }
 
 Evaluation Evaluator::evaluateNow(const Scenario& s)
 {
-    m_waiting = false; // superseded, like the running one whose result will be dropped
+    m_job.discard(); // superseded: a running evaluation's result will be dropped
     QString note;
     const auto calib = calibrationFor(s, &note);
-    Evaluation e = evaluateScenario(s, ++m_generation, calib.get());
+    Evaluation e = evaluateScenario(s, m_job.generation(), calib.get());
     e.calibration = note;
     return e;
 }

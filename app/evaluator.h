@@ -5,6 +5,7 @@
 #include "core/pipeline_cost.h"
 #include "core/scenario.h"
 #include "core/validate.h"
+#include "widgets/backgroundjob.h"
 
 #include <QObject>
 #include <QString>
@@ -31,12 +32,16 @@ struct Evaluation
     QString reason() const;
 };
 
-/// Evaluates scenarios off the GUI thread. Each request gets a new generation; a result that
-/// arrives after a newer request was made is dropped, so a slider drag never shows a stale
-/// plan's numbers. At most one evaluation runs at a time and only the newest request waits
-/// behind it, so a burst of edits (a held key, a long undo) costs two evaluations, not one
-/// per edit queued on the thread pool. The scenario's calibration profile is read once and reused
+/// Evaluates scenarios off the GUI thread (a BackgroundJob). Each request gets a new
+/// generation; a result that arrives after a newer request was made is dropped, so a slider
+/// drag never shows a stale plan's numbers. At most one evaluation runs at a time and only the
+/// newest request waits behind it, so a burst of edits (a held key, a long undo) costs two
+/// evaluations, not one per edit. The scenario's calibration profile is read once and reused
 /// while its path and the GPU's peaks stay the same.
+///
+/// Each evaluation validates its scenario exactly once, and its Evaluation carries the errors
+/// to every consumer (the panel's marks, the status line, the views): nothing else on the way
+/// from an edit to the views validates it again.
 class Evaluator : public QObject
 {
     Q_OBJECT
@@ -46,7 +51,7 @@ public:
     /// Folder against which a relative calibration path is resolved (the scenario file's).
     void setBaseDir(const QString& dir) { m_baseDir = dir; }
 
-    /// Starts evaluating `s` on the thread pool; finished() follows unless a newer request
+    /// Starts evaluating `s` off the GUI thread; finished() follows unless a newer request
     /// overtakes it.
     void request(const Scenario& s);
     /// Evaluates on the calling thread (superseding pending requests) and returns the result.
@@ -54,29 +59,27 @@ public:
     /// Validation and evaluation in one call; thread-safe (the core has no global state).
     static Evaluation evaluateScenario(const Scenario& s, quint64 generation = 0,
                                        const MeasuredPerformance* measured = nullptr);
+    /// Scenarios validated by evaluateScenario() in this process so far, on every thread
+    /// (tests count one per change).
+    static quint64 validationCount();
 
-    quint64 generation() const { return m_generation; }
-    bool isBusy() const { return m_running || m_waiting; }
-    /// Evaluations started on the thread pool so far (tests, benchmarks).
-    quint64 startedCount() const { return m_started; }
+    quint64 generation() const { return m_job.generation(); }
+    bool isBusy() const { return m_job.isBusy(); }
+    /// Evaluations started off the GUI thread so far (tests, benchmarks).
+    quint64 startedCount() const { return m_job.startedCount(); }
 
 signals:
     void finished(const paralens::Evaluation& evaluation);
 
 private:
-    void start(const Scenario& s);
     /// The profile for `s` (cached), or nullptr with `note` saying why when it cannot be used.
     std::shared_ptr<const MeasuredPerformance> calibrationFor(const Scenario& s, QString* note);
 
-    quint64 m_generation = 0;
-    quint64 m_started = 0;
-    bool m_running = false;
-    bool m_waiting = false; ///< m_next waits for the running evaluation
-    Scenario m_next;
     QString m_baseDir;
     QString m_calibKey;
     QString m_calibNote;
     std::shared_ptr<const MeasuredPerformance> m_calib;
+    BackgroundJob<Evaluation> m_job; // last: it waits for a running job before the rest goes
 };
 
 } // namespace paralens

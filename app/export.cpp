@@ -7,6 +7,7 @@
 #include "widgets/ganttview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
+#include "widgets/qt_text.h"
 #include "widgets/topologyview.h"
 
 #include <QFileInfo>
@@ -23,11 +24,6 @@ namespace {
 
 constexpr int kDpi = 96;
 constexpr double kDotsPerMeter = kDpi / 0.0254;
-
-QString str(std::string_view v)
-{
-    return QString::fromLatin1(v.data(), static_cast<qsizetype>(v.size()));
-}
 
 /// Draws the plot into `target` (logical pixels) and the stamp line under it.
 void renderChart(QCustomPlot* plot, QCPPainter* painter, const QRect& target, const QString& stamp,
@@ -93,7 +89,7 @@ QString scenarioStamp(const Scenario& s)
         QStringLiteral("TP %1 · PP %2 · DP %3 · CP %4").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.cp);
     if (s.model.isMoe())
         plan += QStringLiteral(" · EP %1").arg(p.ep);
-    plan += QStringLiteral(" · %1").arg(str(toString(p.schedule)));
+    plan += QStringLiteral(" · %1").arg(qText(toString(p.schedule)));
     if (p.virtual_stages > 1)
         plan += QStringLiteral(" v%1").arg(p.virtual_stages);
     if (p.zero > 0)
@@ -107,7 +103,7 @@ QString scenarioStamp(const Scenario& s)
         .arg(s.training.seq_len)
         .arg(s.training.micro_batch)
         .arg(s.training.global_batch)
-        .arg(str(toString(s.training.recompute)));
+        .arg(qText(toString(s.training.recompute)));
 }
 
 bool exportChart(ChartView* view, const QString& path, const ExportOptions& options,

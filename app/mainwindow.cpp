@@ -44,7 +44,8 @@
 namespace paralens {
 namespace {
 
-const char kFileFilter[] = "ParaLens scenario (*.paralens.json);;JSON (*.json)";
+const char kFileFilter[] =
+    QT_TRANSLATE_NOOP("paralens::MainWindow", "ParaLens scenario (*.paralens.json);;JSON (*.json)");
 constexpr int kMaxRecent = 8;
 
 QStringList warningLines(const Estimate& e)
@@ -121,6 +122,8 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
 
     createActions();
 
+    // One direction per edit: the panel asks the document, the document's change updates the
+    // panel like every view, and the one evaluation of it (validated once) reaches them all.
     connect(m_panel, &ControlPanel::edited, m_doc, &Document::edit);
     connect(m_doc, &Document::scenarioChanged, this, [this](const Scenario& s) {
         m_panel->setScenario(s);
@@ -186,12 +189,15 @@ void MainWindow::createActions()
     m_tools = new ToolDocks(this, m_doc, menuBar()->addMenu(tr("&Tools")));
     connect(m_tools->accuracyPanel(), &AccuracyPanel::noteChanged, m_headline,
             &Headline::setAccuracyNote);
+    for (ChartView* c : m_tools->charts())
+        connect(c, &ChartView::exportRequested, this, &MainWindow::exportChartDialog);
     updateRecentMenu();
 }
 
 void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
 {
     m_shown = e;
+    m_panel->setErrors(e.errors);
     if (e.ok()) {
         m_memory->setEstimate(e.estimate, e.scenario);
         m_breakdown->setEstimate(e.estimate);

@@ -24,7 +24,8 @@ class TopologyView;
 
 /// The explorer window: the scenario controls in a dock, the headline strip and the views.
 /// Every edit goes through the Document (undo), is evaluated off the GUI thread by Evaluator,
-/// and the newest result updates all views together.
+/// and the newest result updates all views together, the control panel's error marks and the
+/// status line included.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT

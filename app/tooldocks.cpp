@@ -4,6 +4,8 @@
 #include "app/calibrationpanel.h"
 #include "app/document.h"
 #include "core/search.h"
+#include "widgets/accuracyview.h"
+#include "widgets/calibrationview.h"
 #include "widgets/searchview.h"
 
 #include <QAction>
@@ -92,6 +94,11 @@ void ToolDocks::openAccuracy(const QStringList& files, const QString& hardware)
         m_accuracy->setHardware(hardware);
     if (!files.isEmpty())
         m_accuracy->loadFiles(files);
+}
+
+QList<ChartView*> ToolDocks::charts() const
+{
+    return {m_search, m_calibration->view(), m_accuracy->view()};
 }
 
 void ToolDocks::followDocument()

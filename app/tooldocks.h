@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include <QList>
 #include <QObject>
 #include <QStringList>
 
@@ -10,6 +11,7 @@ class QMenu;
 namespace paralens {
 
 class AccuracyPanel;
+class ChartView;
 class Document;
 class SearchView;
 class CalibrationPanel;
@@ -32,6 +34,9 @@ public:
     AccuracyPanel* accuracyPanel() const { return m_accuracy; }
     /// Shows the Accuracy dock and loads `files` (CSV rows on `hardware`, when given).
     void openAccuracy(const QStringList& files, const QString& hardware = {});
+    /// The docks' charts (the search scatter, the calibration curves), exported like the
+    /// explorer's views.
+    QList<ChartView*> charts() const;
 
 private:
     void followDocument();

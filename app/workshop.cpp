@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/workshop.h"
 #include "app/document.h"
+#include "core/plan_options.h"
 #include "widgets/ganttplot.h"
 #include "widgets/ganttview.h"
 
@@ -168,10 +169,8 @@ void Workshop::switchSchedule(Schedule s)
     Scenario next = m_doc->scenario();
     if (next.parallel.schedule == s)
         return;
-    next.parallel.schedule = s;
-    next.parallel.virtual_stages = s == Schedule::Interleaved1F1B                     ? 2
-                                   : (s == Schedule::ZBV || s == Schedule::DualPipeV) ? 2
-                                                                                      : 1;
+    // The same switch as the control panel's: interleaved keeps a v >= 2 the plan has.
+    next.parallel = withSchedule(next.parallel, s);
     m_gantt->setAutoFit(false); // keep the time axis: the bubble shrinks in place
     m_doc->edit(next, QStringLiteral("parallel.schedule"));
 }

@@ -41,8 +41,8 @@ public:
     void step();
     /// Rewinds the cursor to the step's start.
     void rewind();
-    /// Switches the document's schedule (v = 2 for interleaved, 1 otherwise) without
-    /// changing the Gantt's time range.
+    /// Switches the document's schedule (v made consistent by withSchedule, as the control
+    /// panel does) without changing the Gantt's time range.
     void switchSchedule(Schedule s);
     /// Seconds of animation per whole pipeline step.
     void setDurationSeconds(double seconds) { m_durationSeconds = seconds; }

@@ -86,7 +86,7 @@ struct SystemInfo
     std::vector<std::string> hosts;
 };
 
-/// DESIGN.md's calibration profile, schema 1 or 2.
+/// The calibration profile, schema 1 or 2 (measure/README.md; docs/fit.md for schema 2).
 struct CalibrationProfile
 {
     int schema = 1;   ///< as read; profileToJson() writes the lowest schema that holds the content

@@ -118,6 +118,103 @@ template <typename J> J pointToJson(const SizePoint& p)
     return j;
 }
 
+SystemInfo systemFromJson(const json& j, const std::string& source)
+{
+    if (!j.is_object())
+        bad(source, "system", "expected an object");
+    SystemInfo s;
+    s.gpu_name = text(j, "gpu", source, "system.");
+    s.driver_version = text(j, "driver", source, "system.");
+    s.cuda_version = text(j, "cuda", source, "system.");
+    s.nccl_version = text(j, "nccl", source, "system.");
+    s.topology = text(j, "topology", source, "system.");
+    for (auto [key, dst] :
+         {std::pair{"gpu_count", &s.gpu_count}, std::pair{"gpus_per_node", &s.gpus_per_node},
+          std::pair{"nodes", &s.nodes}})
+        if (const auto v = j.find(key); v != j.end())
+            *dst = integer(*v, source, std::string("system.") + key);
+    if (const auto h = j.find("hosts"); h != j.end()) {
+        if (!h->is_array())
+            bad(source, "system.hosts", "expected an array of strings");
+        for (const auto& e : *h) {
+            if (!e.is_string())
+                bad(source, "system.hosts", "expected an array of strings");
+            s.hosts.push_back(e.get<std::string>());
+        }
+    }
+    return s;
+}
+
+// One measured curve of collective c at JSON path cp, its points sorted by size and fitted.
+CollectiveCurve curveFromJson(const json& e, Collective c, const std::string& source,
+                              const std::string& cp)
+{
+    if (!e.is_object())
+        bad(source, cp, "expected an object");
+    CollectiveCurve curve;
+    curve.collective = c;
+    curve.ranks = integer(member(e, "ranks", source, cp + "."), source, cp + ".ranks");
+    if (curve.ranks < 1)
+        bad(source, cp + ".ranks", "must be at least 1");
+    const std::string span = text(e, "span", source, cp + ".");
+    if (span == "intra")
+        curve.span = Span::ScaleUp;
+    else if (span == "inter")
+        curve.span = Span::ScaleOut;
+    else
+        bad(source, cp + ".span", "expected \"intra\" or \"inter\"");
+    if (const auto n = e.find("nodes"); n != e.end())
+        curve.nodes = std::max(1, integer(*n, source, cp + ".nodes"));
+    curve.dtype = text(e, "dtype", source, cp + ".");
+    curve.source = text(e, "source", source, cp + ".");
+    const auto& pts = member(e, "points", source, cp + ".");
+    if (!pts.is_array())
+        bad(source, cp + ".points", "expected an array");
+    for (size_t k = 0; k < pts.size(); ++k)
+        curve.points.push_back(pointFromJson(pts[k], curve.collective, curve.ranks, source,
+                                             cp + ".points[" + std::to_string(k) + "]"));
+    std::sort(curve.points.begin(), curve.points.end(),
+              [](auto& a, auto& b) { return a.size_bytes < b.size_bytes; });
+    curve.fit = fitAlphaBeta(curve.collective, curve.ranks, curve.points);
+    return curve;
+}
+
+void collectivesFromJson(const json& j, const std::string& source, CalibrationProfile& p)
+{
+    if (!j.is_object())
+        bad(source, "collectives", "expected an object keyed by collective");
+    for (const auto& [name, arr] : j.items()) {
+        const std::string base = "collectives." + name;
+        const auto c = parseCollective(name);
+        if (!c)
+            bad(source, base,
+                "unknown collective (all_reduce, all_gather, reduce_scatter, alltoall, "
+                "sendrecv, broadcast)");
+        if (!arr.is_array())
+            bad(source, base, "expected an array of curves");
+        for (size_t i = 0; i < arr.size(); ++i)
+            p.collectives.push_back(
+                curveFromJson(arr[i], *c, source, base + "[" + std::to_string(i) + "]"));
+    }
+}
+
+GemmPoint gemmFromJson(const json& e, const std::string& source, const std::string& gp)
+{
+    if (!e.is_object())
+        bad(source, gp, "expected an object");
+    GemmPoint g;
+    g.label = text(e, "label", source, gp + ".");
+    g.m = number(member(e, "m", source, gp + "."), source, gp + ".m", true);
+    g.n = number(member(e, "n", source, gp + "."), source, gp + ".n", true);
+    g.k = number(member(e, "k", source, gp + "."), source, gp + ".k", true);
+    g.dtype = text(e, "dtype", source, gp + ".");
+    if (g.dtype != "bf16" && g.dtype != "fp8")
+        bad(source, gp + ".dtype", "expected \"bf16\" or \"fp8\"");
+    g.tflops = number(member(e, "tflops", source, gp + "."), source, gp + ".tflops", true);
+    g.time_seconds = optNumber(e, "time_seconds", source, gp + ".").value_or(0);
+    return g;
+}
+
 // ---- "model_constants" (schema 2) ----
 
 double boundedConstant(const json& v, FitConstant c, const std::string& source,
@@ -215,11 +312,8 @@ template <typename J> J fittedToJson(const FittedConstants& fc)
     return j;
 }
 
-} // namespace
-
-// ---- JSON ----
-
-CalibrationProfile profileFromJson(const json& j, const std::string& source)
+// The schema version, checked before anything else is read.
+int schemaFromJson(const json& j, const std::string& source)
 {
     if (!j.is_object())
         bad(source, "(top level)", "expected a JSON object");
@@ -228,107 +322,35 @@ CalibrationProfile profileFromJson(const json& j, const std::string& source)
         bad(source, "schema", "missing (not a ParaLens calibration profile?)");
     if (!sit->is_number_integer())
         bad(source, "schema", "expected an integer version");
-    CalibrationProfile p;
-    p.schema = sit->get<int>();
-    if (p.schema < 1 || p.schema > kCalibrationSchema)
+    const int schema = sit->get<int>();
+    if (schema < 1 || schema > kCalibrationSchema)
         throw InputError("schema",
-                         source + ": calibration profile schema " + std::to_string(p.schema) +
-                             (p.schema > kCalibrationSchema ? " is newer than" : " is not") +
+                         source + ": calibration profile schema " + std::to_string(schema) +
+                             (schema > kCalibrationSchema ? " is newer than" : " is not") +
                              " the version this build reads (1 to " +
                              std::to_string(kCalibrationSchema) + ")");
+    return schema;
+}
+
+} // namespace
+
+// ---- JSON ----
+
+CalibrationProfile profileFromJson(const json& j, const std::string& source)
+{
+    CalibrationProfile p;
+    p.schema = schemaFromJson(j, source);
     p.tool = text(j, "tool", source, "");
     p.created = text(j, "created", source, "");
-    if (const auto it = j.find("system"); it != j.end()) {
-        if (!it->is_object())
-            bad(source, "system", "expected an object");
-        auto& s = p.system;
-        s.gpu_name = text(*it, "gpu", source, "system.");
-        s.driver_version = text(*it, "driver", source, "system.");
-        s.cuda_version = text(*it, "cuda", source, "system.");
-        s.nccl_version = text(*it, "nccl", source, "system.");
-        s.topology = text(*it, "topology", source, "system.");
-        for (auto [key, dst] :
-             {std::pair{"gpu_count", &s.gpu_count}, std::pair{"gpus_per_node", &s.gpus_per_node},
-              std::pair{"nodes", &s.nodes}})
-            if (const auto v = it->find(key); v != it->end())
-                *dst = integer(*v, source, std::string("system.") + key);
-        if (const auto h = it->find("hosts"); h != it->end()) {
-            if (!h->is_array())
-                bad(source, "system.hosts", "expected an array of strings");
-            for (const auto& e : *h) {
-                if (!e.is_string())
-                    bad(source, "system.hosts", "expected an array of strings");
-                s.hosts.push_back(e.get<std::string>());
-            }
-        }
-    }
-    if (const auto it = j.find("collectives"); it != j.end()) {
-        if (!it->is_object())
-            bad(source, "collectives", "expected an object keyed by collective");
-        for (const auto& [name, arr] : it->items()) {
-            const std::string base = "collectives." + name;
-            const auto c = parseCollective(name);
-            if (!c)
-                bad(source, base,
-                    "unknown collective (all_reduce, all_gather, reduce_scatter, alltoall, "
-                    "sendrecv, broadcast)");
-            if (!arr.is_array())
-                bad(source, base, "expected an array of curves");
-            for (size_t i = 0; i < arr.size(); ++i) {
-                const std::string cp = base + "[" + std::to_string(i) + "]";
-                const auto& e = arr[i];
-                if (!e.is_object())
-                    bad(source, cp, "expected an object");
-                CollectiveCurve curve;
-                curve.collective = *c;
-                curve.ranks = integer(member(e, "ranks", source, cp + "."), source, cp + ".ranks");
-                if (curve.ranks < 1)
-                    bad(source, cp + ".ranks", "must be at least 1");
-                const std::string span = text(e, "span", source, cp + ".");
-                if (span == "intra")
-                    curve.span = Span::ScaleUp;
-                else if (span == "inter")
-                    curve.span = Span::ScaleOut;
-                else
-                    bad(source, cp + ".span", "expected \"intra\" or \"inter\"");
-                if (const auto n = e.find("nodes"); n != e.end())
-                    curve.nodes = std::max(1, integer(*n, source, cp + ".nodes"));
-                curve.dtype = text(e, "dtype", source, cp + ".");
-                curve.source = text(e, "source", source, cp + ".");
-                const auto& pts = member(e, "points", source, cp + ".");
-                if (!pts.is_array())
-                    bad(source, cp + ".points", "expected an array");
-                for (size_t k = 0; k < pts.size(); ++k)
-                    curve.points.push_back(
-                        pointFromJson(pts[k], curve.collective, curve.ranks, source,
-                                      cp + ".points[" + std::to_string(k) + "]"));
-                std::sort(curve.points.begin(), curve.points.end(),
-                          [](auto& a, auto& b) { return a.size_bytes < b.size_bytes; });
-                curve.fit = fitAlphaBeta(curve.collective, curve.ranks, curve.points);
-                p.collectives.push_back(std::move(curve));
-            }
-        }
-    }
+    if (const auto it = j.find("system"); it != j.end())
+        p.system = systemFromJson(*it, source);
+    if (const auto it = j.find("collectives"); it != j.end())
+        collectivesFromJson(*it, source, p);
     if (const auto it = j.find("gemm"); it != j.end()) {
         if (!it->is_array())
             bad(source, "gemm", "expected an array");
-        for (size_t i = 0; i < it->size(); ++i) {
-            const std::string gp = "gemm[" + std::to_string(i) + "]";
-            const auto& e = (*it)[i];
-            if (!e.is_object())
-                bad(source, gp, "expected an object");
-            GemmPoint g;
-            g.label = text(e, "label", source, gp + ".");
-            g.m = number(member(e, "m", source, gp + "."), source, gp + ".m", true);
-            g.n = number(member(e, "n", source, gp + "."), source, gp + ".n", true);
-            g.k = number(member(e, "k", source, gp + "."), source, gp + ".k", true);
-            g.dtype = text(e, "dtype", source, gp + ".");
-            if (g.dtype != "bf16" && g.dtype != "fp8")
-                bad(source, gp + ".dtype", "expected \"bf16\" or \"fp8\"");
-            g.tflops = number(member(e, "tflops", source, gp + "."), source, gp + ".tflops", true);
-            g.time_seconds = optNumber(e, "time_seconds", source, gp + ".").value_or(0);
-            p.gemm.push_back(g);
-        }
+        for (size_t i = 0; i < it->size(); ++i)
+            p.gemm.push_back(gemmFromJson((*it)[i], source, "gemm[" + std::to_string(i) + "]"));
     }
     if (const auto it = j.find("memory"); it != j.end()) {
         if (!it->is_object())

@@ -19,15 +19,16 @@ LinkModel linkFor(const GroupPlacement& g, const ClusterSpec& cluster, const Mod
     l.ranks = g.size;
     l.per_domain = g.per_domain;
     l.span = g.span;
-    l.scale_up_Bps = cluster.scale_up_gbps * 1e9 * k.scale_up_efficiency;
-    l.scale_out_Bps = cluster.scale_out_gbps * 1e9 * k.scale_out_efficiency;
+    l.scale_up_Bps = cluster.scale_up_gbps * kBytesPerGB * k.scale_up_efficiency;
+    l.scale_out_Bps = cluster.scale_out_gbps * kBytesPerGB * k.scale_out_efficiency;
     // A cluster without a scale-out figure still has some network; never divide by zero.
     if (l.scale_out_Bps <= 0)
-        l.scale_out_Bps = 1e9;
+        l.scale_out_Bps = kFallbackScaleOutBytesPerSecond;
     if (l.scale_up_Bps <= 0)
         l.scale_up_Bps = l.scale_out_Bps;
-    l.alpha_seconds = 1e-6 * (g.span == Span::ScaleUp ? cluster.latencies.scale_up_us
-                                                      : cluster.latencies.scale_out_us);
+    l.alpha_seconds =
+        kSecondsPerMicrosecond *
+        (g.span == Span::ScaleUp ? cluster.latencies.scale_up_us : cluster.latencies.scale_out_us);
     return l;
 }
 

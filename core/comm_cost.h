@@ -7,7 +7,7 @@
 
 namespace paralens {
 
-/// The links one process group uses (MODEL_NOTES §5, hierarchical placement).
+/// The links one process group uses (docs/formulas.md §5, hierarchical placement).
 struct LinkModel
 {
     int ranks = 1;

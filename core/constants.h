@@ -1,24 +1,44 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include "core/units.h"
 
 namespace paralens {
 
+// Units of the figures in specs and profiles: bandwidths in GB/s (10^9 B/s, as datasheets and
+// nccl-tests print them), peaks in TFLOP/s (10^12 FLOP/s), latencies in microseconds.
+inline constexpr double kBytesPerGB = 1e9;
+inline constexpr double kFlopsPerTflop = 1e12;
+inline constexpr double kSecondsPerMicrosecond = 1e-6;
+
+// Guards, not model figures: validate() rejects a zero or negative bandwidth, but evaluate()
+// must stay finite on a scenario it was not given (and a profile may measure 0). Each stands
+// in for a missing figure with a modest one of the same kind.
+/// HBM bandwidth when neither the datasheet nor a profile gives a positive one: 1 TB/s, below
+/// every preset's (an A100 40GB streams 1.555 TB/s, NVIDIA A100 datasheet).
+inline constexpr double kFallbackHbmBytesPerSecond = 1e12;
+/// Scale-out bandwidth when the cluster gives none: 1 GB/s, about one 10 Gb/s Ethernet port.
+inline constexpr double kFallbackScaleOutBytesPerSecond = 1e9;
+/// Floor on the host link of an offloaded optimizer: 1 GB/s, about one PCIe 3.0 lane (8 GT/s
+/// with 128b/130b encoding, PCI-SIG PCIe 3.0 specification).
+inline constexpr double kMinPcieBytesPerSecond = 1e9;
+
 /// Named terms that the papers do not pin down; every default says where it comes from
-/// (MODEL_NOTES section; 🟡 = peers' figures, 🔢 = our estimate). Pass a modified copy to
-/// evaluate() to override any of them.
+/// (a section of docs/formulas.md; 🟡 = peers' figures, 🔢 = our estimate). Pass a modified copy
+/// to evaluate() to override any of them.
 struct ModelConstants
 {
-    // ---- memory (MODEL_NOTES §3.4) ----
+    // ---- memory (docs/formulas.md §3.4) ----
     /// CUDA context, cuBLAS/cuDNN workspaces, kernels: 300–500 MB per peers (🟡); we take 0.5
     /// GiB.
-    double cuda_context_bytes = 0.5 * 1073741824.0;
+    double cuda_context_bytes = 0.5 * units::kGiB;
     /// NCCL buffers per communicator the GPU belongs to (groups larger than 1); peers quote up to
     /// ~0.5 GB (🟡); NCCL's 4 MiB per channel and peer gives a few hundred MiB: 0.25 GiB.
-    double nccl_bytes_per_group = 0.25 * 1073741824.0;
+    double nccl_bytes_per_group = 0.25 * units::kGiB;
     /// Temporaries and allocator slack as a share of the stored activations (Megatron's
     /// theoretical_memory_usage.py multiplies activations by 1.05).
     double activation_temporaries_fraction = 0.05;
-    /// Megatron pads the vocabulary to a multiple of this times TP (MODEL_NOTES §1).
+    /// Megatron pads the vocabulary to a multiple of this times TP (--make-vocab-size-divisible-by,
+    /// docs/formulas.md §1).
     int vocab_divisible_by = 128;
 
     // ---- kernels (🔢; a calibration profile replaces them) ----
@@ -31,8 +51,16 @@ struct ModelConstants
     double gemm_half_size = 48;
     /// Achieved share of the datasheet HBM bandwidth for streaming kernels.
     double hbm_efficiency = 0.85;
+    /// Elements of width h (÷ t with SP) that one layer's norm, residual and dropout kernels read
+    /// and write per token in forward: two norms (read h, write h: 4), two residual adds (read
+    /// 2h, write h: 6), two dropouts (read h, write h: 4) = 14 (🔢).
+    double elementwise_hidden_elements = 14;
+    /// Bytes streamed per attention-score element in forward without flash attention: the
+    /// softmax writes 2 and reads 2, its mask 1, the dropout reads 2, writes 2 and its mask 1
+    /// (🔢 from the stored tensors of Korthikanti et al. 2022 §4.1).
+    double score_bytes_per_element = 10;
 
-    // ---- network (MODEL_NOTES §5) ----
+    // ---- network (docs/formulas.md §5) ----
     /// nccl-tests busbw over per-direction NVLink line rate (≈ 370/450 on H100, 240/300 on A100).
     double scale_up_efficiency = 0.80;
     /// Achieved over nominal per-NIC rate (≈ 46–49 GB/s of 50 on NDR 400G).
@@ -59,7 +87,7 @@ struct ModelConstants
     /// CPU Adam throughput per GPU's share of the host when the optimizer is offloaded (🔢).
     double cpu_adam_params_per_second = 1.0e9;
 
-    // ---- pipeline (MODEL_NOTES §6) ----
+    // ---- pipeline (docs/formulas.md §6) ----
     /// Step time, bubble and in-flight micro-batches from the schedule simulator (the op order
     /// of the chosen schedule run with each stage's times; ~10 ns per op, so 5 µs to 1 ms for a
     /// new plan, repeats memoised). false = the closed forms (~50 ns): for screening millions of

@@ -50,7 +50,7 @@ struct TimeBreakdown
 struct Throughput
 {
     double tokens_per_second = 0;
-    double model_flops_per_step = 0;    ///< 6·T·(...) convention, no recompute (MODEL_NOTES §2)
+    double model_flops_per_step = 0; ///< 6·T·(...) convention, no recompute (docs/formulas.md §2)
     double hardware_flops_per_step = 0; ///< including recomputation
     double tflops_per_gpu = 0;          ///< model FLOP/s per GPU, 1e12
     double mfu = 0;                     ///< model FLOPs utilisation of the dense peak

@@ -6,8 +6,8 @@
 
 namespace paralens {
 
-/// The Estimate in DESIGN.md's `paralens eval --json` contract, exactly those keys: gpus, fits,
-/// memory {capacity_bytes, peak_bytes, stages[]}, time {step_seconds, compute_seconds,
+/// The Estimate in the `paralens eval --json` contract of docs/cli.md, exactly those keys: gpus,
+/// fits, memory {capacity_bytes, peak_bytes, stages[]}, time {step_seconds, compute_seconds,
 /// bubble_fraction, bubble_overhead, comm {tp, cp, ep, pp, dp} (exposed seconds)},
 /// throughput {tokens_per_second, model_flops_per_step, tflops_per_gpu, mfu, hfu}, warnings[]
 /// (sentences). Bytes and seconds.

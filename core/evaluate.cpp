@@ -7,6 +7,7 @@
 #include "core/pipeline_cost.h"
 #include "core/time.h"
 #include "core/topology.h"
+#include "core/units.h"
 
 #include <algorithm>
 #include <array>
@@ -48,6 +49,9 @@ constexpr std::array<std::pair<Warning, std::string_view>, 7> kWarnings{{
                             "used"},
 }};
 
+// The idle share of the step above which the bubble warning shows (its text says 20 %).
+constexpr double kBubbleWarningFraction = 0.20;
+
 // The sizes every formula divides by or multiplies with must be positive; validate() checks
 // much more, but evaluate() must stay finite and non-negative even without it.
 bool positiveSizes(const Scenario& s)
@@ -61,6 +65,63 @@ bool positiveSizes(const Scenario& s)
            m.vocab > 0 && m.moe.experts >= 0 && m.moe.top_k >= 0 && m.moe.expert_ffn_hidden >= 0 &&
            m.moe.shared_experts >= 0 && m.moe.first_dense_layers >= 0 &&
            s.cluster.gpu.memory_gib >= 0;
+}
+
+// Parameters per GPU of every stage; an identical middle stage copies its neighbour's.
+void stageParams(const Scenario& s, const ModelConstants& k, std::span<const StageLayers> layers,
+                 std::span<StageParams> params)
+{
+    const LayerParams dl = denseLayerParams(s.model), ml = moeLayerParams(s.model);
+    for (std::size_t r = 0; r < layers.size(); ++r) {
+        const StageLayers& st = layers[r];
+        const StageLayers* prev = r > 0 ? &layers[r - 1] : nullptr;
+        if (prev && !st.first && !st.last && !prev->first && st.layers == prev->layers &&
+            st.moe_layers == prev->moe_layers)
+            params[r] = params[r - 1];
+        else
+            params[r] = stageParameters(s.model, s.parallel, st, dl, ml, k.vocab_divisible_by);
+    }
+}
+
+// Tokens per second, model and hardware FLOPs per step, and their utilisation of the dense peak
+// of the training precision (docs/formulas.md §2.3).
+void fillThroughput(const Scenario& s, const ModelConstants& k, Estimate& out)
+{
+    const TrainingSettings& tr = s.training;
+    Throughput& th = out.throughput;
+    const double step = out.time.step_seconds;
+    const double gpus = std::max(1, out.gpus);
+    th.model_flops_per_step = modelFlopsPerStep(s.model, tr.global_batch, tr.seq_len);
+    th.hardware_flops_per_step =
+        hardwareFlopsPerStep(s.model, tr.global_batch, tr.seq_len, tr.recompute,
+                             paddedVocab(s.model.vocab, s.parallel.tp, k.vocab_divisible_by));
+    const bool fp8 = tr.precision == Precision::FP8 && s.cluster.gpu.fp8_tflops > 0;
+    const double peak =
+        (fp8 ? s.cluster.gpu.fp8_tflops : s.cluster.gpu.bf16_tflops) * kFlopsPerTflop;
+    if (step > 0) {
+        th.tokens_per_second = out.tokens_per_step / step;
+        th.tflops_per_gpu = th.model_flops_per_step / (step * gpus) / kFlopsPerTflop;
+        th.mfu = peak > 0 ? th.model_flops_per_step / (step * gpus * peak) : 0;
+        th.hfu = peak > 0 ? th.hardware_flops_per_step / (step * gpus * peak) : 0;
+    } else {
+        th.tokens_per_second = th.tflops_per_gpu = th.mfu = th.hfu = 0;
+    }
+}
+
+void fillWarnings(const Scenario& s, const Topology& topo, bool measured, Estimate& out)
+{
+    auto warn = [&](Warning w, bool on) {
+        if (on)
+            out.warnings |= static_cast<std::uint32_t>(w);
+    };
+    const int p = std::max(1, s.parallel.pp);
+    warn(Warning::TpCrossesNodes, topo.tp.span == Span::ScaleOut);
+    warn(Warning::EpCrossesNodes, s.model.isMoe() && topo.ep.span == Span::ScaleOut);
+    warn(Warning::CpCrossesNodes, topo.cp.span == Span::ScaleOut);
+    warn(Warning::BubbleAbove20, out.time.bubble_fraction > kBubbleWarningFraction);
+    warn(Warning::DoesNotFit, !out.fits);
+    warn(Warning::LowMicrobatches, p > 1 && out.microbatches < p);
+    warn(Warning::Uncalibrated, !s.calibration.empty() && !measured);
 }
 
 } // namespace
@@ -96,9 +157,10 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
     out.warnings = 0;
     out.microbatches = safeMicrobatches(tr, pl);
     out.tokens_per_step = double(tr.global_batch) * tr.seq_len;
-    out.capacity_bytes = std::max(0.0, s.cluster.gpu.memory_gib) * 1073741824.0;
+    out.capacity_bytes = std::max(0.0, s.cluster.gpu.memory_gib) * units::kGiB;
 
-    const FrameworkConventions fw = conventions(tr.framework, tr.optimizer);
+    FrameworkConventions fw = conventions(tr.framework, tr.optimizer);
+    fw.overlap_grad_reduce = fw.overlap_grad_reduce && tr.overlap_grad_reduce;
     if (!positiveSizes(s) || !splitLayers(s.model, pl, fw.split, layers)) {
         // Not runnable (validate() names why): an empty estimate that does not fit.
         out.stages.clear();
@@ -109,16 +171,7 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
         out.throughput = Throughput{};
         return;
     }
-    const LayerParams dl = denseLayerParams(s.model), ml = moeLayerParams(s.model);
-    for (int r = 0; r < p; ++r) {
-        const StageLayers& st = layers[std::size_t(r)];
-        const StageLayers* prev = r > 0 ? &layers[std::size_t(r - 1)] : nullptr;
-        if (prev && !st.first && !st.last && !prev->first && st.layers == prev->layers &&
-            st.moe_layers == prev->moe_layers)
-            params[std::size_t(r)] = params[std::size_t(r - 1)]; // identical middle stage
-        else
-            params[std::size_t(r)] = stageParameters(s.model, pl, st, dl, ml, k.vocab_divisible_by);
-    }
+    stageParams(s, k, layers, params);
     const Topology topo = placeGroups(pl, s.cluster);
 
     StepInputs in;
@@ -141,36 +194,8 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
             out.peak_stage = st.stage;
         }
     out.fits = out.peak_bytes <= out.capacity_bytes;
-
-    Throughput& th = out.throughput;
-    const double step = out.time.step_seconds;
-    const double gpus = std::max(1, out.gpus);
-    th.model_flops_per_step = modelFlopsPerStep(s.model, tr.global_batch, tr.seq_len);
-    th.hardware_flops_per_step =
-        hardwareFlopsPerStep(s.model, tr.global_batch, tr.seq_len, tr.recompute,
-                             paddedVocab(s.model.vocab, pl.tp, k.vocab_divisible_by));
-    const bool fp8 = tr.precision == Precision::FP8 && s.cluster.gpu.fp8_tflops > 0;
-    const double peak = (fp8 ? s.cluster.gpu.fp8_tflops : s.cluster.gpu.bf16_tflops) * 1e12;
-    if (step > 0) {
-        th.tokens_per_second = out.tokens_per_step / step;
-        th.tflops_per_gpu = th.model_flops_per_step / (step * gpus) / 1e12;
-        th.mfu = peak > 0 ? th.model_flops_per_step / (step * gpus * peak) : 0;
-        th.hfu = peak > 0 ? th.hardware_flops_per_step / (step * gpus * peak) : 0;
-    } else {
-        th.tokens_per_second = th.tflops_per_gpu = th.mfu = th.hfu = 0;
-    }
-
-    auto warn = [&](Warning w, bool on) {
-        if (on)
-            out.warnings |= static_cast<std::uint32_t>(w);
-    };
-    warn(Warning::TpCrossesNodes, topo.tp.span == Span::ScaleOut);
-    warn(Warning::EpCrossesNodes, s.model.isMoe() && topo.ep.span == Span::ScaleOut);
-    warn(Warning::CpCrossesNodes, topo.cp.span == Span::ScaleOut);
-    warn(Warning::BubbleAbove20, out.time.bubble_fraction > 0.20);
-    warn(Warning::DoesNotFit, !out.fits);
-    warn(Warning::LowMicrobatches, p > 1 && out.microbatches < p);
-    warn(Warning::Uncalibrated, !s.calibration.empty() && measured == nullptr);
+    fillThroughput(s, k, out);
+    fillWarnings(s, topo, measured != nullptr, out);
 }
 
 std::string_view warningText(Warning w)
@@ -191,8 +216,8 @@ std::vector<std::string> warningTexts(const Estimate& e)
                 char buf[160];
                 std::snprintf(buf, sizeof buf,
                               "does not fit: stage %d needs %.1f GiB per GPU, the GPU has %.1f GiB",
-                              e.peak_stage, e.peak_bytes / 1073741824.0,
-                              e.capacity_bytes / 1073741824.0);
+                              e.peak_stage, e.peak_bytes / units::kGiB,
+                              e.capacity_bytes / units::kGiB);
                 line = buf;
             }
             out.push_back(std::move(line));

@@ -13,7 +13,7 @@
 namespace paralens {
 
 /// The core model: per-stage memory, step time, throughput and warnings of a scenario
-/// (issue 3; formulas in shared/MODEL_NOTES.md). The scenario must be runnable
+/// (formulas and sources: docs/formulas.md; choices: docs/model.md). The scenario must be runnable
 /// (isRunnable()); a plan that runs but does not fit gives fits = false and peak_stage names
 /// the over-capacity stage. `measured`, when given, replaces datasheet collective times, GEMM
 /// efficiency and HBM bandwidth wherever it has a figure. Reusing `out` across calls performs no

@@ -8,7 +8,7 @@
 namespace paralens {
 
 /// Forward FLOPs of one transformer layer for `tokens` tokens of sequences of length `seq`,
-/// from the matrix shapes (MODEL_NOTES §2.1, full s² convention: a matmul of (m×k)·(k×n) costs
+/// from the matrix shapes (docs/formulas.md §2.1, full s² convention: a matmul of (m×k)·(k×n) costs
 /// 2mnk; the causal mask is not subtracted).
 struct LayerFlops
 {
@@ -39,7 +39,7 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq);
 /// Hardware FLOPs per step: model FLOPs with the padded vocabulary and the router, plus
 /// recomputation: full adds one forward of every transformer layer (so for GPT shapes this is
 /// Narayanan Eq. 3), selective adds one forward of the attention core, 4·T·s·q per layer
-/// (MODEL_NOTES §2.1). Korthikanti's Eq. 8 adds three times that (12·T·s·h per layer); we
+/// (docs/formulas.md §2.1). Korthikanti's Eq. 8 adds three times that (12·T·s·h per layer); we
 /// count the work actually repeated, and FlashAttention's own tile recomputation is not counted.
 double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
                             std::int64_t vocab_pad);

@@ -12,30 +12,14 @@ enum class LayerSplit
     ExtraFirst, ///< the first stages take one extra layer each (torch.distributed.pipelining)
 };
 
-/// One framework's conventions, side by side (MODEL_NOTES §3.1, §4):
+/// One framework's conventions: the dtypes and buffers it keeps and what it overlaps. The
+/// values of each framework, side by side, are in docs/model.md ("Framework conventions");
+/// the formulas they feed in docs/formulas.md §3.1 and §4.
 ///
-/// | convention                  | megatron                 | deepspeed                  | fsdp |
-/// |-----------------------------|--------------------------|----------------------------|------------------------------|
-/// | weights (training dtype)    | 2 B (bf16)               | 2 B (bf16)                 | 2 B
-/// (bf16 compute copy)      | | gradients                   | 4 B fp32 main grads      | 2 B
-/// (training dtype)       | 2 B (reduce dtype = param)   | | optimizer (Adam)            | 12 B:
-/// fp32 master + m, v | 12 B (ZeRO paper K = 12)   | 12 B                         | | bytes/param,
-/// nothing sharded| 18                       | 16                         | 16 | | zero 1 |
-/// distributed optimizer    | ZeRO-1                     | (as ZeRO-1)                  | | zero 2
-/// / 3                  | as ZeRO semantics        | ZeRO-2 / ZeRO-3            | SHARD_GRAD_OP /
-/// FULL_SHARD   | | grad reduce overlap         | on (--overlap-grad-reduce) | overlap_comm on | on
-/// (backward prefetch)       | | param gather overlap        | on (--overlap-param-gather)| on | on
-/// (forward prefetch)        | | reduce bucket               | in the grad buffer       |
-/// reduce_bucket_size 5e8 el. | none (per wrapped unit)      | | all-gather bucket           | in
-/// the param buffer      | allgather_bucket_size 5e8  | none (per wrapped unit)      | | ZeRO-3
-/// live gathered params | –                        | 2 layers (prefetch)        | 2 units (current
-/// + prefetch) | | uneven PP split             | short first/last stages  | short first/last stages
-/// | extra layers first           |
-///
-/// Sources: Megatron `docs/user-guide/features/dist_optimizer.md` (18 and 6 + 12/d); ZeRO paper
-/// (16Ψ); DeepSpeed `runtime/zero/config.py` bucket defaults; PyTorch FSDP docs. FSDP's sharded
-/// fp32 parameters double as master weights (16/N persistent, MODEL_NOTES §3.1); counting them as
-/// 2 + 2 + 12 gives the same total.
+/// Sources: Megatron `docs/user-guide/features/dist_optimizer.md` (18 and 6 + 12/d bytes per
+/// parameter); the ZeRO paper (16Ψ); DeepSpeed `runtime/zero/config.py` bucket defaults;
+/// PyTorch FSDP docs. FSDP's sharded fp32 parameters double as master weights (16/N bytes
+/// persistent); counting them as 2 + 2 + 12 gives the same total.
 struct FrameworkConventions
 {
     double weight_bytes = 2;      ///< per parameter, training copy

@@ -43,7 +43,139 @@ std::string lineColumn(std::string_view text, std::size_t byte)
     return std::to_string(line) + ":" + std::to_string(index - line_start + 1);
 }
 
+// Walks JSON text for locate(), keeping the key path of the current value; every read is
+// bounds-checked, so text that is not JSON only gives a poor position.
+class Locator
+{
+public:
+    Locator(std::string_view text, std::string_view path) : m_t(text), m_path(path)
+    {
+        ws();
+        m_best = std::min(m_i, m_t.size());
+    }
+
+    std::size_t run()
+    {
+        bool value = true; // a value comes next (else a key, ',' or a closing bracket)
+        while (!done()) {
+            ws();
+            if (m_i >= m_t.size())
+                break;
+            value = value ? openValue() : afterValue();
+        }
+        return m_best;
+    }
+
+private:
+    struct Frame
+    {
+        bool array;
+        std::size_t base; // length of the container's own path
+        std::size_t index;
+    };
+
+    bool done() const { return m_found || m_i >= m_t.size(); }
+    char peek() const { return m_i < m_t.size() ? m_t[m_i] : '\0'; }
+    void ws()
+    {
+        while (m_i < m_t.size() &&
+               (m_t[m_i] == ' ' || m_t[m_i] == '\t' || m_t[m_i] == '\n' || m_t[m_i] == '\r'))
+            ++m_i;
+    }
+    // A string token at m_i: its raw content (escapes kept); moves past it.
+    std::string_view string()
+    {
+        const std::size_t start = ++m_i;
+        while (m_i < m_t.size() && m_t[m_i] != '"')
+            m_i += m_t[m_i] == '\\' ? 2 : 1;
+        const std::size_t stop = std::min(m_i, m_t.size());
+        ++m_i;
+        return m_t.substr(start, stop - start);
+    }
+    // m_cur names what starts at `at`: keep it when it is the deepest prefix of the path so far.
+    void consider(std::size_t at)
+    {
+        const std::size_t n = m_cur.size();
+        const bool prefix = n <= m_path.size() && m_path.substr(0, n) == m_cur &&
+                            (n == m_path.size() || m_path[n] == '.' || m_path[n] == '[');
+        if (prefix && n > m_bestLen) {
+            m_best = at;
+            m_bestLen = n;
+        }
+        m_found = prefix && n == m_path.size();
+    }
+    void element()
+    {
+        Frame& f = m_stack.back();
+        m_cur.resize(f.base);
+        m_cur += "[" + std::to_string(f.index) + "]";
+        ws();
+        consider(m_i);
+    }
+    // Returns whether a value comes next.
+    bool openValue()
+    {
+        const char c = peek();
+        if (c != '{' && c != '[') { // a scalar
+            if (c == '"')
+                string();
+            else
+                while (m_i < m_t.size() &&
+                       std::string_view(",}] \t\r\n").find(m_t[m_i]) == std::string_view::npos)
+                    ++m_i;
+            return false;
+        }
+        m_stack.push_back({c == '[', m_cur.size(), 0});
+        ++m_i;
+        ws();
+        if (c == '[' && peek() != ']') {
+            element();
+            return true;
+        }
+        return false; // a key follows, or the empty container closes
+    }
+    bool afterValue()
+    {
+        const char c = peek();
+        if (c == '"' && !m_stack.empty() && !m_stack.back().array) { // a key
+            const std::size_t at = m_i;
+            const std::string_view key = string();
+            m_cur.resize(m_stack.back().base);
+            if (!m_cur.empty())
+                m_cur += '.';
+            m_cur += key;
+            consider(at);
+            ws();
+            if (peek() == ':')
+                ++m_i;
+            return true;
+        }
+        ++m_i;
+        if (c == ',' && !m_stack.empty() && m_stack.back().array) {
+            ++m_stack.back().index;
+            element();
+            return true;
+        }
+        if ((c == '}' || c == ']') && !m_stack.empty()) {
+            m_cur.resize(m_stack.back().base);
+            m_stack.pop_back();
+        }
+        return false; // after ',' in an object a key follows; anything else is skipped
+    }
+
+    std::string_view m_t, m_path;
+    std::size_t m_i = 0, m_best = 0, m_bestLen = 0;
+    bool m_found = false;
+    std::string m_cur;
+    std::vector<Frame> m_stack;
+};
+
 } // namespace
+
+std::string locate(std::string_view text, std::string_view path)
+{
+    return lineColumn(text, Locator(text, path).run() + 1);
+}
 
 json parseText(std::string_view text, const std::string& source)
 {

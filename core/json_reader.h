@@ -17,6 +17,13 @@ namespace paralens::jsonio {
 /// "SOURCE: duplicate key 'k' ..." when an object repeats a key.
 nlohmann::json parseText(std::string_view text, const std::string& source);
 
+/// "LINE:COL" (1-based) in `text` of the value a key path names ("runs[2].measured.step_seconds":
+/// keys joined by '.', array elements as [i], 0-based): the position of its key inside an
+/// object, of the element inside an array. A path that is not in the text (a key that was
+/// omitted) gives its deepest part that is. `text` should be JSON that parseText() accepted;
+/// anything else gives some position inside it, never a read past its end.
+std::string locate(std::string_view text, std::string_view path);
+
 /// "a string", "an integer", "a number", "a boolean", "an object", "an array", "null".
 std::string typeName(const nlohmann::json& j);
 

@@ -6,28 +6,6 @@
 namespace paralens {
 namespace {
 
-struct Dims
-{
-    double s, b, h, heads, q, kv, t, tsp, cp;
-    double mlpFactor; ///< bytes per token per ffn unit stored by the MLP: 4 plain, 6 gated
-};
-
-Dims dimsOf(const ModelSpec& m, const ActivationShape& a)
-{
-    Dims d;
-    d.s = a.seq;
-    d.b = a.micro_batch;
-    d.h = double(m.hidden);
-    d.heads = m.heads;
-    d.q = double(m.heads) * double(m.headDim());
-    d.kv = double(m.kv_heads > 0 ? m.kv_heads : m.heads) * double(m.headDim());
-    d.t = std::max(1, a.tp);
-    d.tsp = a.sequence_parallel ? d.t : 1.0;
-    d.cp = std::max(1, a.cp);
-    d.mlpFactor = m.gated_mlp ? 6.0 : 4.0;
-    return d;
-}
-
 // Attention block of one layer per micro-batch, before the division by CP: norm input 2,
 // QKV input 2, dropout mask 1 (replicated), Q/K/V and out-proj input (sharded), scores.
 double attentionBlockBytes(const Dims& d, const ActivationShape& a)
@@ -41,20 +19,30 @@ double attentionBlockBytes(const Dims& d, const ActivationShape& a)
     return bytes;
 }
 
-} // namespace
-
-ActivationShape ActivationShape::of(const Scenario& s)
+// Communication buffers of one GPU: NCCL's per process group (`groups` of them), then under
+// ZeRO-3 the gathered layers (current + prefetch) and one layer's unsharded gradient, and with
+// a sharded optimizer the framework's reduce and all-gather buckets.
+double commBufferBytes(const ParallelPlan& pl, const FrameworkConventions& fw,
+                       const ModelConstants& k, const StageParams& sp, int groups)
 {
-    ActivationShape a;
-    a.seq = s.training.seq_len;
-    a.micro_batch = s.training.micro_batch;
-    a.tp = s.parallel.tp;
-    a.sequence_parallel = s.parallel.sequence_parallel;
-    a.cp = s.parallel.cp;
-    a.recompute = s.training.recompute;
-    a.flash_attention = s.training.flash_attention;
-    return a;
+    double buffers = groups * k.nccl_bytes_per_group;
+    if (pl.zero >= 3) {
+        double live = fw.zero3_live_layers * sp.largest_layer;
+        if (fw.zero3_max_live_params > 0)
+            live = std::min(live, fw.zero3_max_live_params);
+        buffers += live * fw.weight_bytes;
+        if (fw.zero3_layer_grads)
+            buffers += sp.largest_layer * fw.grad_bytes;
+    }
+    if (pl.zero >= 1 && pl.dp > 1) {
+        buffers += std::min(fw.reduce_bucket_elements, sp.total()) * fw.grad_bytes;
+        if (pl.zero <= 2)
+            buffers += std::min(fw.allgather_bucket_elements, sp.total()) * fw.weight_bytes;
+    }
+    return buffers;
 }
+
+} // namespace
 
 double denseLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
 {
@@ -63,7 +51,7 @@ double denseLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
     if (a.recompute == Recompute::Full)
         return 2 * sb * d.h / d.tsp / d.cp;
     // MLP block: norm input 2, fc1 input 2, dropout mask 1 (replicated) + GeLU/SwiGLU tensors.
-    const double mlp = 5 * sb * d.h / d.tsp + sb * d.mlpFactor * double(m.ffn_hidden) / d.t;
+    const double mlp = 5 * sb * d.h / d.tsp + sb * d.mlpStoredBytes() * double(m.ffn_hidden) / d.t;
     return (attentionBlockBytes(d, a) + mlp) / d.cp;
 }
 
@@ -79,7 +67,8 @@ double moeLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
     const double fe = double(m.moe.expert_ffn_hidden);
     // Norm input 2h + mask 1h + router input 2h + permuted copies 2kh + combine 2kh + logits 4E.
     const double replicated = (5 * d.h + 4 * k * d.h + 4.0 * m.moe.experts) / d.tsp;
-    const double experts = (k * d.mlpFactor * fe + m.moe.shared_experts * d.mlpFactor * fe) / d.t;
+    const double stored = d.mlpStoredBytes();
+    const double experts = (k * stored * fe + m.moe.shared_experts * stored * fe) / d.t;
     return (attentionBlockBytes(d, a) + sb * (replicated + experts)) / d.cp;
 }
 
@@ -133,9 +122,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
                                   m.isMoe() ? moeLayerActivationBytes(m, none) : 0.0);
     }
 
-    const double shardDense = double(pl.shardGroup()) * std::max(1, pl.cp);
-    const double shardExpert =
-        std::max(1.0, shardDense / std::max(1, pl.ep)); // expert DP group = dp·cp/ep
+    const ZeroShards shards = zeroShards(pl);
     int groups = 0;
     for (int g : {pl.tp, pl.cp, pl.dp, pl.ep, pl.pp})
         groups += g > 1 ? 1 : 0;
@@ -150,9 +137,9 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         out.inflight_microbatches = inflight[std::size_t(r)];
 
         const ModelStateBytes dense =
-            modelStateBytes(sp.dense, fw, pl.zero, shardDense, pl.offload_optimizer);
+            modelStateBytes(sp.dense, fw, pl.zero, shards.dense, pl.offload_optimizer);
         const ModelStateBytes expert =
-            modelStateBytes(sp.expert, fw, pl.zero, shardExpert, pl.offload_optimizer);
+            modelStateBytes(sp.expert, fw, pl.zero, shards.expert, pl.offload_optimizer);
         out.parameters = dense.parameters + expert.parameters;
         out.gradients = dense.gradients + expert.gradients;
         out.optimizer_states = dense.optimizer_states + expert.optimizer_states;
@@ -169,21 +156,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
             act += recomputeLayer;
         out.activations = act;
 
-        double buffers = groups * k.nccl_bytes_per_group;
-        if (pl.zero >= 3) { // gathered layers (current + prefetch) and one layer's full gradient
-            double live = fw.zero3_live_layers * sp.largest_layer;
-            if (fw.zero3_max_live_params > 0)
-                live = std::min(live, fw.zero3_max_live_params);
-            buffers += live * fw.weight_bytes;
-            if (fw.zero3_layer_grads)
-                buffers += sp.largest_layer * fw.grad_bytes;
-        }
-        if (pl.zero >= 1 && pl.dp > 1) {
-            buffers += std::min(fw.reduce_bucket_elements, sp.total()) * fw.grad_bytes;
-            if (pl.zero <= 2)
-                buffers += std::min(fw.allgather_bucket_elements, sp.total()) * fw.weight_bytes;
-        }
-        out.comm_buffers = buffers;
+        out.comm_buffers = commBufferBytes(pl, fw, k, sp, groups);
         out.runtime_overhead = k.cuda_context_bytes + k.activation_temporaries_fraction * act;
     }
 }

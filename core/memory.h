@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 #include "core/constants.h"
+#include "core/dims.h"
 #include "core/estimate.h"
 #include "core/framework.h"
 #include "core/params.h"
@@ -8,22 +9,8 @@
 
 namespace paralens {
 
-/// Shapes and settings that decide activation memory of one micro-batch.
-struct ActivationShape
-{
-    double seq = 0;         ///< s, tokens per sequence
-    double micro_batch = 1; ///< b
-    int tp = 1;
-    bool sequence_parallel = false;
-    int cp = 1;
-    Recompute recompute = Recompute::None;
-    bool flash_attention = false;
-    /// From a scenario (its model is not needed here).
-    static ActivationShape of(const Scenario& s);
-};
-
 /// Bytes one dense transformer layer stores for one micro-batch (Korthikanti et al. 2022,
-/// Table 2, generalised to GQA and gated MLPs per MODEL_NOTES §3.2):
+/// Table 2, generalised to GQA and gated MLPs as docs/formulas.md §3.2 does):
 ///   replicated-across-TP part  sbh·10 (two norm inputs 4, QKV input 2, fc1 input 2, two
 ///                              1-byte dropout masks), divided by t only with SP;
 ///   TP-sharded part            sb·[2(q + 2kv) + 2q + (4 | 6)·ffn] / t (Q, K, V, out-proj input,
@@ -33,7 +20,7 @@ struct ActivationShape
 /// and everything divided by CP. For GPT shapes this is exactly Table 2.
 double denseLayerActivationBytes(const ModelSpec& m, const ActivationShape& a);
 
-/// Bytes one MoE layer stores for one micro-batch (MODEL_NOTES §3.2 🔢): the attention and
+/// Bytes one MoE layer stores for one micro-batch (docs/formulas.md §3.2 🔢): the attention and
 /// norm part as dense, then per token on the rank router/MLP input 2h, k permuted copies
 /// (2h + (4|6)·ffn_e/t each), a 2kh combine buffer, the shared experts and fp32 router logits.
 double moeLayerActivationBytes(const ModelSpec& m, const ActivationShape& a);

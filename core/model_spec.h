@@ -16,7 +16,7 @@ struct MoeSpec
     int first_dense_layers = 0;         ///< leading layers that stay dense (DeepSeek-V3: 3)
 };
 
-/// A decoder-only transformer, in the notation of shared/MODEL_NOTES.md.
+/// A decoder-only transformer, in the notation of docs/formulas.md.
 struct ModelSpec
 {
     std::string name;

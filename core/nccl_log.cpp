@@ -168,12 +168,10 @@ bool parseTiming(const std::vector<std::string_view>& t, size_t at, NcclTiming& 
     }
     out.time_seconds = time_us * 1e-6;
     double maxError = 0;
-    if (t[at + 3] == "N/A") {
-        out.wrong = -1;
-    } else if (parseInt(t[at + 3], out.wrong) && out.wrong >= 0) {
+    if (parseInt(t[at + 3], out.wrong) && out.wrong >= 0) {
         // a count of wrong elements (nccl-tests >= 2.10)
-    } else if (parseDouble(t[at + 3], maxError) && maxError >= 0) {
-        out.wrong = -1; // older nccl-tests print the largest error ("1e-07"), not a count
+    } else if (t[at + 3] == "N/A" || (parseDouble(t[at + 3], maxError) && maxError >= 0)) {
+        out.wrong = -1; // N/A, or older nccl-tests' largest error ("1e-07"): no count
     } else {
         why = "#wrong '" + std::string(t[at + 3]) + "' is neither a count nor N/A";
         return false;
@@ -189,7 +187,7 @@ bool parseRow(std::string_view body, const Columns& cols, NcclRow& row, std::str
     int groups = cols.groups;
     if (cols.known) {
         middle = (cols.redop ? 1 : 0) + (cols.root ? 1 : 0);
-        if (t.size() != static_cast<size_t>(3 + middle + 4 * groups)) {
+        if (static_cast<int>(t.size()) != 3 + middle + 4 * groups) {
             why = "expected " + std::to_string(3 + middle + 4 * groups) + " columns, found " +
                   std::to_string(t.size());
             return false;
@@ -278,7 +276,8 @@ public:
             ++lineNo;
             line(stripPrefix(text.substr(pos, end - pos)), lineNo);
             if (m_config.progress && lineNo % 256 == 0 &&
-                !m_config.progress(static_cast<double>(end) / std::max<size_t>(1, text.size())))
+                !m_config.progress(static_cast<double>(end) /
+                                   static_cast<double>(std::max<size_t>(1, text.size()))))
                 throw InputError(m_config.source, m_config.source + ": reading cancelled");
             if (end == text.size())
                 break;

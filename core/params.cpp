@@ -7,7 +7,7 @@ namespace paralens {
 namespace {
 
 // GPT-style models (plain GeLU MLP) use LayerNorm (weight + bias) and linear biases; gated
-// (Llama-style) models use RMSNorm and no biases (MODEL_NOTES §1).
+// (Llama-style) models use RMSNorm and no biases (docs/formulas.md §1).
 double normParams(const ModelSpec& m)
 {
     return m.gated_mlp ? double(m.hidden) : 2.0 * double(m.hidden);
@@ -186,7 +186,7 @@ StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const 
     const double embShard =
         double(paddedVocab(m.vocab, plan.tp, vocab_divisible_by)) * double(m.hidden) / t;
     // Stage 0 holds the word embedding; the last stage the final norm and the LM head (a
-    // second copy of the embedding when tied and p > 1; MODEL_NOTES §1 placement).
+    // second copy of the embedding when tied and p > 1; docs/formulas.md §1, placement).
     if (st.first)
         s.embedding += embShard;
     if (st.last) {

@@ -9,7 +9,7 @@
 
 namespace paralens {
 
-/// Parameters of one transformer layer, whole (before any sharding), MODEL_NOTES §1.
+/// Parameters of one transformer layer, whole (before any sharding), docs/formulas.md §1.
 struct LayerParams
 {
     double attention = 0;      ///< Q, K, V, O weights (TP-sharded)

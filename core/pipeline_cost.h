@@ -68,17 +68,17 @@ PipelineCost pipelineCost(Schedule schedule, int microbatches, int virtual_stage
                           std::span<const StageTimes> stages, std::span<const double> p2p_links,
                           std::span<double> inflight, PipelineTimeline* timeline = nullptr);
 
-/// The closed forms (MODEL_NOTES §6), generalised to unequal stages with t_r = F_r + B_r + W_r:
-/// the slowest stage runs m micro-batches, the others add their fill and drain once:
+/// The closed forms (docs/formulas.md §6), generalised to unequal stages with t_r = F_r + B_r +
+/// W_r: the slowest stage runs m micro-batches, the others add their fill and drain once:
 ///   GPipe, 1F1B      m·max t + (Σ t − max t)                      ((m + p − 1)·t if equal)
 ///   interleaved      m·max t + (Σ t − max t)/v
 ///   ZB-H1            m·max t + Σ' (F + B − W)                     ((p − 1)(F + B − W))
 ///   ZB-V             m·max t + max(0, Σ' (F + B − 2W))            (0 when F = B = W)
 ///   DualPipeV        m·max t + max(0, Σ' (F + 2B − 3W)/2)         ((PP/2 − 1)(F&B + B − 3W))
 /// (Σ' sums over all stages but the slowest), plus 2·(p·v' − 1) p2p hops for fill and drain
-/// (v' = v interleaved, 2 for V shapes). In flight: GPipe m; 1F1B min(p − r, m); interleaved
-/// min(2(p − r − 1) + (v − 1)·p + 1, m·v)/v (Megatron); ZB-H1 1F1B + r·M_W/M_B; ZB-V min(p, m);
-/// DualPipeV min(p + 1/2, m). Used above the simulator's op limit.
+/// (v' = p2pHopsPerMicrobatch: v interleaved, 2 for V shapes). In flight: GPipe m; 1F1B
+/// min(p − r, m); interleaved min(2(p − r − 1) + (v − 1)·p + 1, m·v)/v (Megatron); ZB-H1 1F1B +
+/// r·M_W/M_B; ZB-V min(p, m); DualPipeV min(p + 1/2, m). Used above the simulator's op limit.
 PipelineCost closedFormPipelineCost(Schedule schedule, int microbatches, int virtual_stages,
                                     std::span<const StageTimes> stages, double p2p_seconds,
                                     std::span<double> inflight);

@@ -39,8 +39,11 @@ std::string opName(OpKind k, int mb, int chunk)
 
 } // namespace
 
-void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
-                            SimulationResult& out)
+namespace {
+
+constexpr std::size_t kNone = SIZE_MAX; // no dependency
+
+void checkInputs(const PipelineSchedule& s, const PipelineTimings& t)
 {
     const int p = s.stages, S = s.modelStages(), m = s.microbatches;
     if (p < 1 || m < 1 || s.chunks < 1 || s.stage_offset.size() != std::size_t(p) + 1)
@@ -59,11 +62,31 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
     if (!std::isfinite(t.dp_overlap_fraction) || t.dp_overlap_fraction < 0 ||
         t.dp_overlap_fraction > 1)
         throw InputError(kField, "pipeline timings: dp_overlap_fraction must lie in [0, 1]");
+}
 
-    const bool split = s.split_backward;
-    const std::size_t kinds = split ? 3 : 2;
-    const std::size_t perKind = std::size_t(S) * std::size_t(m);
-    m_keys.assign(kinds * perKind, KeyState{});
+} // namespace
+
+void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
+                            SimulationResult& out)
+{
+    checkInputs(s, t);
+    prepare(s, t, out);
+    while (!m_ready.empty()) {
+        const int d = m_ready.back();
+        m_ready.pop_back();
+        runDevice(d, s, t, out);
+    }
+    throwIfStuck(s);
+    finish(s, t, out);
+}
+
+void PipelineSimulator::prepare(const PipelineSchedule& s, const PipelineTimings& t,
+                                SimulationResult& out)
+{
+    const int p = s.stages;
+    m_split = s.split_backward;
+    m_perKind = std::size_t(s.modelStages()) * std::size_t(s.microbatches);
+    m_keys.assign((m_split ? 3 : 2) * m_perKind, KeyState{});
     m_devicePathComm.assign(std::size_t(p), 0.0);
     m_nextWaiter.assign(std::size_t(p), -1);
     m_cursor.assign(s.stage_offset.begin(), s.stage_offset.end() - 1);
@@ -73,47 +96,57 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
         m_ready.push_back(d);
     out.timing.resize(s.ops.size());
     out.p2p_exposed_seconds = 0;
-    double latest = 0;
+    m_latest = 0;
+    buildTables(s, t);
+    resetStats(s, t, out);
+}
 
-    // Per (kind, model stage) tables: duration, where the dependency's key starts (key of
-    // micro-batch mb = base + mb; kNone = none) and the transfer before it; per (device,
-    // chunk) the model stage.
-    constexpr std::size_t kNone = SIZE_MAX;
-    const std::size_t mm = std::size_t(m);
+// Per (kind, model stage) tables: duration, where the dependency's key starts (key of
+// micro-batch mb = base + mb; kNone = none) and the transfer before it; per (device, chunk)
+// the model stage.
+void PipelineSimulator::buildTables(const PipelineSchedule& s, const PipelineTimings& t)
+{
+    const int p = s.stages, S = s.modelStages();
+    const std::size_t mm = std::size_t(s.microbatches);
     m_dur.resize(3 * std::size_t(S));
     m_depBase.resize(3 * std::size_t(S));
     m_comm.resize(3 * std::size_t(S));
     m_stageOf.resize(std::size_t(p) * std::size_t(s.chunks));
     for (int d = 0; d < p; ++d)
         for (int c = 0; c < s.chunks; ++c)
-            m_stageOf[std::size_t(d * s.chunks + c)] = s.modelStage(d, c);
+            m_stageOf[std::size_t(d) * std::size_t(s.chunks) + std::size_t(c)] = s.modelStage(d, c);
     auto p2p = [&](int a, int b) {
         if (t.p2p_seconds.empty() || s.deviceOf(a) == s.deviceOf(b))
             return 0.0;
         return t.p2p_seconds[std::size_t(std::min(a, b))];
     };
     for (int ms = 0; ms < S; ++ms) {
-        const std::size_t F = std::size_t(ms), B = std::size_t(S + ms), W = std::size_t(2 * S + ms);
+        const std::size_t F = std::size_t(ms), B = std::size_t(S) + F, W = 2 * std::size_t(S) + F;
         const std::size_t u = std::size_t(ms);
         m_dur[F] = t.forward_seconds[u];
-        m_dur[B] = t.backward_seconds[u] + (split ? 0.0 : t.weight_seconds[u]);
+        m_dur[B] = t.backward_seconds[u] + (m_split ? 0.0 : t.weight_seconds[u]);
         m_dur[W] = t.weight_seconds[u];
         m_depBase[F] = ms > 0 ? (u - 1) * mm : kNone;
         m_comm[F] = ms > 0 ? p2p(ms - 1, ms) : 0.0;
-        m_depBase[B] = ms < S - 1 ? perKind + (u + 1) * mm : u * mm;
+        m_depBase[B] = ms < S - 1 ? m_perKind + (u + 1) * mm : u * mm;
         m_comm[B] = ms < S - 1 ? p2p(ms + 1, ms) : 0.0;
-        m_depBase[W] = perKind + u * mm;
+        m_depBase[W] = m_perKind + u * mm;
         m_comm[W] = 0.0;
     }
+}
 
-    // Per-device running statistics, kept while the device's ops run in order.
-    out.stages.resize(std::size_t(p));
-    for (int d = 0; d < p; ++d) {
-        out.stages[std::size_t(d)] = StageStats{};
-        out.stages[std::size_t(d)].stage = d;
+// Per-device running statistics, kept while the device's ops run in order.
+void PipelineSimulator::resetStats(const PipelineSchedule& s, const PipelineTimings& t,
+                                   SimulationResult& out)
+{
+    const std::size_t p = std::size_t(s.stages);
+    out.stages.resize(p);
+    for (std::size_t d = 0; d < p; ++d) {
+        out.stages[d] = StageStats{};
+        out.stages[d].stage = int(d);
     }
     if (t.record_memory_timeline) {
-        out.memory_timeline.resize(std::size_t(p));
+        out.memory_timeline.resize(p);
         for (auto& tl : out.memory_timeline) {
             tl.clear();
             tl.push_back({0.0, 0});
@@ -121,107 +154,118 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
     } else {
         out.memory_timeline.clear();
     }
-    m_inflight.assign(std::size_t(p), 0);
-    m_pendingW.assign(std::size_t(p), 0);
-    m_held.assign(std::size_t(p), 0.0);
-    m_lastBStart.assign(std::size_t(p), 0.0);
-    const bool actBytes = !t.activation_units.empty(), wBytes = !t.weight_grad_units.empty();
+    m_inflight.assign(p, 0);
+    m_pendingW.assign(p, 0);
+    m_held.assign(p, 0.0);
+    m_lastBStart.assign(p, 0.0);
+}
 
-    while (!m_ready.empty()) {
-        const int d = m_ready.back();
-        m_ready.pop_back();
-        const std::size_t du = std::size_t(d);
-        const std::int64_t end = s.stage_offset[d + 1];
-        std::int64_t i = m_cursor[du];
-        StageStats& st = out.stages[du];
-        for (; i < end; ++i) {
-            const PipelineOp& op = s.ops[std::size_t(i)];
-            if (op.device != d || op.chunk < 0 || op.chunk >= s.chunks || op.microbatch < 0 ||
-                op.microbatch >= m || (op.kind == OpKind::W && !split) || std::uint8_t(op.kind) > 2)
-                throw InputError(kField, "pipeline schedule: op #" + std::to_string(i) +
-                                             " on stage " + std::to_string(d) + " is out of range");
-            const std::size_t mb = std::size_t(op.microbatch);
-            const int ms = m_stageOf[du * std::size_t(s.chunks) + std::size_t(op.chunk)];
-            const std::size_t row = std::size_t(op.kind) * std::size_t(S) + std::size_t(ms);
-            double ready = 0;
-            double path = m_devicePathComm[du]; // p2p seconds on the critical path
-            if (m_depBase[row] != kNone) {
-                const std::size_t dep = m_depBase[row] + mb;
-                if (m_keys[dep].done < 0) { // not yet: wait for it
-                    m_nextWaiter[du] = m_keys[dep].waiter;
-                    m_keys[dep].waiter = d;
-                    break;
-                }
-                ready = m_keys[dep].done + m_comm[row];
-                const double viaDep = m_keys[dep].path + m_comm[row];
-                if (ready > m_free[du])
-                    path = viaDep;
-                else if (ready == m_free[du])
-                    path = std::max(path, viaDep);
+// Runs device d's ops in order until one waits for an op not yet run (then d is queued as
+// that op's waiter) or the device is done. Wakes the devices waiting for what it ran.
+void PipelineSimulator::runDevice(int d, const PipelineSchedule& s, const PipelineTimings& t,
+                                  SimulationResult& out)
+{
+    const int S = s.modelStages(), m = s.microbatches;
+    const std::size_t du = std::size_t(d), mm = std::size_t(m);
+    const std::int64_t end = s.stage_offset[d + 1];
+    std::int64_t i = m_cursor[du];
+    for (; i < end; ++i) {
+        const PipelineOp& op = s.ops[std::size_t(i)];
+        if (op.device != d || op.chunk < 0 || op.chunk >= s.chunks || op.microbatch < 0 ||
+            op.microbatch >= m || (op.kind == OpKind::W && !m_split) || std::uint8_t(op.kind) > 2)
+            throw InputError(kField, "pipeline schedule: op #" + std::to_string(i) + " on stage " +
+                                         std::to_string(d) + " is out of range");
+        const std::size_t mb = std::size_t(op.microbatch);
+        const int ms = m_stageOf[du * std::size_t(s.chunks) + std::size_t(op.chunk)];
+        const std::size_t row = std::size_t(op.kind) * std::size_t(S) + std::size_t(ms);
+        double ready = 0;
+        double path = m_devicePathComm[du]; // p2p seconds on the critical path
+        if (m_depBase[row] != kNone) {
+            const std::size_t dep = m_depBase[row] + mb;
+            if (m_keys[dep].done < 0) { // not yet: wait for it
+                m_nextWaiter[du] = m_keys[dep].waiter;
+                m_keys[dep].waiter = d;
+                break;
             }
-            const double start = std::max(m_free[du], ready);
-            const double stop = start + m_dur[row];
-            out.timing[std::size_t(i)] = {start, stop};
-            m_free[du] = stop;
-            const std::size_t self = std::size_t(op.kind) * perKind + std::size_t(ms) * mm + mb;
-            if (m_keys[self].done >= 0)
-                throw InputError(kField, "pipeline schedule runs " +
-                                             opName(op.kind, op.microbatch, op.chunk) +
-                                             " twice on stage " + std::to_string(d));
-            m_keys[self].done = stop;
-            m_keys[self].path = path;
-            m_devicePathComm[du] = path;
-            if (stop >= latest) {
-                latest = stop;
-                out.p2p_exposed_seconds = path;
-            }
-            for (int w = m_keys[self].waiter; w >= 0;) {
-                const int next = m_nextWaiter[std::size_t(w)];
-                m_ready.push_back(w);
-                w = next;
-            }
-            m_keys[self].waiter = -1;
-
-            // Statistics and memory (the device's ops run in order, so times only grow).
-            st.busy_seconds += stop - start;
-            const std::size_t u = std::size_t(ms);
-            if (op.kind == OpKind::F) {
-                ++m_inflight[du];
-                if (actBytes)
-                    m_held[du] += t.activation_units[u];
-                if (t.record_memory_timeline)
-                    out.memory_timeline[du].push_back(MemoryPoint{start, m_inflight[du]});
-                st.peak_inflight_microbatches =
-                    std::max(st.peak_inflight_microbatches, m_inflight[du]);
-                st.peak_activation_units = std::max(st.peak_activation_units, m_held[du]);
-            } else if (op.kind == OpKind::B) {
-                --m_inflight[du];
-                m_lastBStart[du] = start;
-                if (actBytes)
-                    m_held[du] -= t.activation_units[u];
-                if (split) {
-                    ++m_pendingW[du];
-                    if (wBytes)
-                        m_held[du] += t.weight_grad_units[u];
-                    st.peak_pending_weight_grads =
-                        std::max(st.peak_pending_weight_grads, m_pendingW[du]);
-                    st.peak_activation_units = std::max(st.peak_activation_units, m_held[du]);
-                }
-                if (t.record_memory_timeline)
-                    out.memory_timeline[du].push_back(MemoryPoint{stop, m_inflight[du]});
-            } else {
-                --m_pendingW[du];
-                if (wBytes)
-                    m_held[du] -= t.weight_grad_units[u];
-            }
+            ready = m_keys[dep].done + m_comm[row];
+            const double viaDep = m_keys[dep].path + m_comm[row];
+            if (ready > m_free[du])
+                path = viaDep;
+            else if (ready == m_free[du])
+                path = std::max(path, viaDep);
         }
-        m_cursor[du] = i;
+        const double start = std::max(m_free[du], ready);
+        const double stop = start + m_dur[row];
+        out.timing[std::size_t(i)] = {start, stop};
+        m_free[du] = stop;
+        const std::size_t self = std::size_t(op.kind) * m_perKind + std::size_t(ms) * mm + mb;
+        if (m_keys[self].done >= 0)
+            throw InputError(kField, "pipeline schedule runs " +
+                                         opName(op.kind, op.microbatch, op.chunk) +
+                                         " twice on stage " + std::to_string(d));
+        m_keys[self].done = stop;
+        m_keys[self].path = path;
+        m_devicePathComm[du] = path;
+        if (stop >= m_latest) {
+            m_latest = stop;
+            out.p2p_exposed_seconds = path;
+        }
+        for (int w = m_keys[self].waiter; w >= 0;) {
+            const int next = m_nextWaiter[std::size_t(w)];
+            m_ready.push_back(w);
+            w = next;
+        }
+        m_keys[self].waiter = -1;
+        account(op, ms, start, stop, t, out);
     }
+    m_cursor[du] = i;
+}
 
-    // Anything left means the order cannot progress.
+// Statistics and memory of one op (the device's ops run in order, so times only grow).
+void PipelineSimulator::account(const PipelineOp& op, int ms, double start, double stop,
+                                const PipelineTimings& t, SimulationResult& out)
+{
+    const std::size_t du = std::size_t(op.device), u = std::size_t(ms);
+    StageStats& st = out.stages[du];
+    st.busy_seconds += stop - start;
+    const bool actBytes = !t.activation_units.empty(), wBytes = !t.weight_grad_units.empty();
+    if (op.kind == OpKind::F) {
+        ++m_inflight[du];
+        if (actBytes)
+            m_held[du] += t.activation_units[u];
+        if (t.record_memory_timeline)
+            out.memory_timeline[du].push_back(MemoryPoint{start, m_inflight[du]});
+        st.peak_inflight_microbatches = std::max(st.peak_inflight_microbatches, m_inflight[du]);
+        st.peak_activation_units = std::max(st.peak_activation_units, m_held[du]);
+    } else if (op.kind == OpKind::B) {
+        --m_inflight[du];
+        m_lastBStart[du] = start;
+        if (actBytes)
+            m_held[du] -= t.activation_units[u];
+        if (m_split) {
+            ++m_pendingW[du];
+            if (wBytes)
+                m_held[du] += t.weight_grad_units[u];
+            st.peak_pending_weight_grads = std::max(st.peak_pending_weight_grads, m_pendingW[du]);
+            st.peak_activation_units = std::max(st.peak_activation_units, m_held[du]);
+        }
+        if (t.record_memory_timeline)
+            out.memory_timeline[du].push_back(MemoryPoint{stop, m_inflight[du]});
+    } else {
+        --m_pendingW[du];
+        if (wBytes)
+            m_held[du] -= t.weight_grad_units[u];
+    }
+}
+
+// Anything left means the order cannot progress: name each stuck device's next op and what
+// it waits for (the first four).
+void PipelineSimulator::throwIfStuck(const PipelineSchedule& s) const
+{
+    const int S = s.modelStages();
     std::string stuck;
     int nStuck = 0;
-    for (int d = 0; d < p; ++d) {
+    for (int d = 0; d < s.stages; ++d) {
         const std::int64_t i = m_cursor[std::size_t(d)];
         if (i >= s.stage_offset[d + 1])
             continue;
@@ -249,10 +293,14 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
                          "pipeline schedule deadlocks: " + stuck +
                              (nStuck > 4 ? " (and " + std::to_string(nStuck - 4) + " more stages)"
                                          : std::string()));
+}
 
-    // DP synchronisation and the pipeline span.
+// DP synchronisation and the pipeline span.
+void PipelineSimulator::finish(const PipelineSchedule& s, const PipelineTimings& t,
+                               SimulationResult& out) const
+{
     double pipeline = 0;
-    for (int d = 0; d < p; ++d) {
+    for (int d = 0; d < s.stages; ++d) {
         StageStats& st = out.stages[std::size_t(d)];
         const std::int64_t last = s.stage_offset[d + 1] - 1;
         const double lastEnd = last >= s.stage_offset[d] ? out.timing[std::size_t(last)].end : 0.0;
@@ -276,7 +324,7 @@ void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
         fracSum += pipeline > 0 ? st.idle_seconds / pipeline : 0;
         out.step_seconds = std::max(out.step_seconds, st.finish_seconds);
     }
-    out.bubble_fraction = fracSum / p;
+    out.bubble_fraction = fracSum / s.stages;
     out.bubble_overhead = busySum > 0 ? idleSum / busySum : 0;
 }
 

@@ -103,6 +103,20 @@ public:
              SimulationResult& out);
 
 private:
+    void prepare(const PipelineSchedule& s, const PipelineTimings& t, SimulationResult& out);
+    void buildTables(const PipelineSchedule& s, const PipelineTimings& t);
+    void resetStats(const PipelineSchedule& s, const PipelineTimings& t, SimulationResult& out);
+    void runDevice(int d, const PipelineSchedule& s, const PipelineTimings& t,
+                   SimulationResult& out);
+    void account(const PipelineOp& op, int ms, double start, double stop, const PipelineTimings& t,
+                 SimulationResult& out);
+    void throwIfStuck(const PipelineSchedule& s) const;
+    void finish(const PipelineSchedule& s, const PipelineTimings& t, SimulationResult& out) const;
+
+    // The run in progress: its shape and the latest op end seen so far.
+    bool m_split = false;
+    std::size_t m_perKind = 0; // model stages × micro-batches
+    double m_latest = 0;
     std::vector<double> m_devicePathComm; // the same for each device's latest op
     /// Per (kind, model stage, micro-batch), together so one cache line serves a lookup.
     struct KeyState

@@ -56,7 +56,15 @@ struct ParallelPlan
     int last_stage_layers = 0;  ///< 0 = automatic split
 
     int gpus() const { return tp * pp * dp * cp; }
-    int shardGroup() const { return shard_group > 0 ? shard_group : dp; }
+    /// GPUs one ZeRO/FSDP shard spans: shard_group, or the whole DP group when 0; never more
+    /// than dp, the replicas there are (validate() rejects a larger one, evaluate() may run
+    /// unvalidated), and at least 1.
+    int shardGroup() const
+    {
+        const int d = dp > 0 ? dp : 1;
+        const int g = shard_group > 0 ? shard_group : d;
+        return g < d ? g : d;
+    }
 };
 
 struct TrainingSettings
@@ -69,6 +77,10 @@ struct TrainingSettings
     bool flash_attention = true;
     Optimizer optimizer = Optimizer::Adam;
     Framework framework = Framework::Megatron;
+    /// The framework overlaps the DP gradient reduction with the backward (bucketed DDP, the
+    /// default of all three). false: it starts after the whole backward (no gradient buckets,
+    /// as in Megatron-DeepSpeed with bucketing off), so only the pipeline's own slack hides it.
+    bool overlap_grad_reduce = true;
 
     /// Micro-batches per pipeline per step, m = B / (b * dp).
     int microbatches(int dp) const { return global_batch / (micro_batch * dp); }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/reference.h"
+#include "core/accuracy.h"
 #include "core/embedded.h"
 #include "core/error.h"
 #include "core/scenario_io.h"
@@ -7,16 +8,6 @@
 #include <nlohmann/json.hpp>
 
 namespace paralens {
-namespace {
-
-double narayananEq3(const Scenario& s)
-{
-    const double B = s.training.global_batch, sq = s.training.seq_len, l = s.model.layers,
-                 h = double(s.model.hidden), V = double(s.model.vocab);
-    return 96 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (16 * l * h));
-}
-
-} // namespace
 
 std::vector<ReferenceRun> referenceRuns(const PresetLibrary& presets)
 {
@@ -58,20 +49,44 @@ std::vector<ReferenceRun> referenceRuns(const PresetLibrary& presets)
     return runs;
 }
 
+namespace {
+
+Measurement measurementOf(const ReferenceRun& r)
+{
+    Measurement m;
+    m.metric = r.metric == "mfu" ? RunMetric::Mfu : RunMetric::TflopsPerGpu;
+    m.value = r.published;
+    m.flops = r.convention == FlopsConvention::NarayananEq3 ? MeasuredFlops::NarayananEq3
+                                                            : MeasuredFlops::Full;
+    return m;
+}
+
+} // namespace
+
 double predictedMetric(const ReferenceRun& run, const Estimate& e)
 {
-    const double step = e.time.step_seconds;
-    if (step <= 0 || e.gpus <= 0)
-        return 0;
-    const double flops = run.convention == FlopsConvention::NarayananEq3
-                             ? narayananEq3(run.scenario)
-                             : e.throughput.model_flops_per_step;
-    const double tflops = flops / (step * e.gpus) / 1e12;
-    if (run.metric == "mfu") {
-        const double peak = run.scenario.cluster.gpu.bf16_tflops;
-        return peak > 0 ? tflops / peak : 0;
+    return predictMeasurement(run.scenario, measurementOf(run), e);
+}
+
+RunSet builtinReferenceRuns(const PresetLibrary& presets)
+{
+    RunSet set;
+    set.file = "built-in reference runs (resources/reference)";
+    std::string lastFile;
+    for (ReferenceRun& r : referenceRuns(presets)) {
+        MeasuredRun run;
+        run.name = r.name;
+        run.origin = "reference/" + r.file;
+        run.measured.push_back(measurementOf(r));
+        run.source = r.source;
+        run.notes = r.notes;
+        run.scenario = std::move(r.scenario);
+        if (r.file != lastFile && !r.notes.empty())
+            set.assumptions.push_back(r.file + ": " + r.notes);
+        lastFile = r.file;
+        set.runs.push_back(std::move(run));
     }
-    return tflops;
+    return set;
 }
 
 } // namespace paralens

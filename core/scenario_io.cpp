@@ -105,6 +105,7 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readBool("flash_attention", ts.flash_attention);
     r.readEnum("optimizer", ts.optimizer, parseOptimizer, "adam, sgd");
     r.readEnum("framework", ts.framework, parseFramework, "megatron, deepspeed, fsdp");
+    r.readBool("overlap_grad_reduce", ts.overlap_grad_reduce);
     r.finish();
 }
 
@@ -122,7 +123,7 @@ constexpr std::array kKeyOrder{
     "shard_group", "offload_optimizer", "first_stage_layers", "last_stage_layers",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "optimizer", "framework"};
+    "optimizer", "framework", "overlap_grad_reduce"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -227,6 +228,10 @@ json scenarioToJson(const Scenario& s)
                      {"flash_attention", t.flash_attention},
                      {"optimizer", std::string(toString(t.optimizer))},
                      {"framework", std::string(toString(t.framework))}};
+    // Written only when off (bucketless DDP), like "calibration" only when set, so files of
+    // the usual case read as before.
+    if (!t.overlap_grad_reduce)
+        j["training"]["overlap_grad_reduce"] = false;
     if (!s.calibration.empty())
         j["calibration"] = s.calibration;
     return j;
@@ -277,7 +282,8 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
     return a.seq_len == b.seq_len && a.micro_batch == b.micro_batch &&
            a.global_batch == b.global_batch && a.precision == b.precision &&
            a.recompute == b.recompute && a.flash_attention == b.flash_attention &&
-           a.optimizer == b.optimizer && a.framework == b.framework;
+           a.optimizer == b.optimizer && a.framework == b.framework &&
+           a.overlap_grad_reduce == b.overlap_grad_reduce;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

@@ -236,58 +236,65 @@ void dualPipeV(Emitter e, int p, int m, int r, std::vector<PipelineOp>& wQueue)
     throw InputError(field, message);
 }
 
-void validate(const ScheduleParams& s)
+// Megatron: p <= G <= m and the last group (m mod G) is empty or at least p; with a shorter
+// last group the static order deadlocks (a chunk-1 forward waits for a chunk-0 forward
+// queued behind it). G = 0 picks the smallest valid G >= p.
+void validateGroups(const ScheduleParams& s)
+{
+    const int g = interleavedGroupSize(s.stages, s.microbatches, s.group_size);
+    if (g < s.stages || g > s.microbatches)
+        bad("parallel.microbatch_group",
+            "interleaved-1f1b micro-batch group must satisfy pp <= G <= m (G = " + str(g) +
+                ", pp = " + str(s.stages) + ", m = " + str(s.microbatches) + ")");
+    const int rest = s.microbatches % g;
+    if (rest != 0 && rest < s.stages)
+        bad("training.global_batch",
+            "interleaved-1f1b: micro-batches mod group (" + str(s.microbatches) + " mod " + str(g) +
+                " = " + str(rest) + ") must be 0 or at least pp = " + str(s.stages));
+}
+
+// The schedule's chunk rule (plan_options.h), with a message that names the schedule.
+void validateChunks(const ScheduleParams& s)
 {
     const auto name = [&] { return std::string(toString(s.kind)); }; // error paths only
-    if (s.stages < 1)
-        bad("parallel.pp", "parallel.pp must be at least 1 (got " + str(s.stages) + ")");
-    if (s.microbatches < 1)
-        bad("training.global_batch",
-            "the pipeline needs at least one micro-batch (got " + str(s.microbatches) + ")");
-    switch (s.kind) {
-    case Schedule::GPipe:
-    case Schedule::OneF1B:
-    case Schedule::ZBH1:
+    switch (traitsOf(s.kind).chunks) {
+    case ChunkRule::One:
         if (s.virtual_stages != 1)
             bad("parallel.virtual_stages", name() + " runs one model chunk per GPU; " +
                                                "parallel.virtual_stages must be 1 (got " +
                                                str(s.virtual_stages) + ")");
         break;
-    case Schedule::Interleaved1F1B: {
-        if (s.virtual_stages < 2)
-            bad("parallel.virtual_stages",
-                "interleaved-1f1b needs parallel.virtual_stages >= 2 (got " +
-                    str(s.virtual_stages) + ")");
-        // Megatron: p <= G <= m and the last group (m mod G) is empty or at least p; with a
-        // shorter last group the static order deadlocks (a chunk-1 forward waits for a
-        // chunk-0 forward queued behind it). G = 0 picks the smallest valid G >= p.
-        if (s.microbatches < s.stages)
-            bad("training.global_batch",
-                "interleaved-1f1b needs at least as many micro-batches as pipeline stages (m = " +
-                    str(s.microbatches) + " < pp = " + str(s.stages) + ")");
-        const int g = interleavedGroupSize(s.stages, s.microbatches, s.group_size);
-        if (g < s.stages || g > s.microbatches)
-            bad("parallel.microbatch_group",
-                "interleaved-1f1b micro-batch group must satisfy pp <= G <= m (G = " + str(g) +
-                    ", pp = " + str(s.stages) + ", m = " + str(s.microbatches) + ")");
-        const int rest = s.microbatches % g;
-        if (rest != 0 && rest < s.stages)
-            bad("training.global_batch",
-                "interleaved-1f1b: micro-batches mod group (" + str(s.microbatches) + " mod " +
-                    str(g) + " = " + str(rest) + ") must be 0 or at least pp = " + str(s.stages));
-        break;
-    }
-    case Schedule::ZBV:
-    case Schedule::DualPipeV:
+    case ChunkRule::Two:
         if (s.virtual_stages != 2)
             bad("parallel.virtual_stages", name() + " places two model chunks per GPU in a V; " +
                                                "parallel.virtual_stages must be 2 (got " +
                                                str(s.virtual_stages) + ")");
-        if (s.kind == Schedule::DualPipeV && s.microbatches < 2 * s.stages)
-            bad("training.global_batch", "dualpipe-v needs at least 2·pp micro-batches (m = " +
-                                             str(s.microbatches) + ", pp = " + str(s.stages) + ")");
+        break;
+    case ChunkRule::Free:
+        if (s.virtual_stages < 2)
+            bad("parallel.virtual_stages",
+                name() + " needs parallel.virtual_stages >= 2 (got " + str(s.virtual_stages) + ")");
         break;
     }
+}
+
+void validate(const ScheduleParams& s)
+{
+    if (s.stages < 1)
+        bad("parallel.pp", "parallel.pp must be at least 1 (got " + str(s.stages) + ")");
+    if (s.microbatches < 1)
+        bad("training.global_batch",
+            "the pipeline needs at least one micro-batch (got " + str(s.microbatches) + ")");
+    validateChunks(s);
+    const int perStage = traitsOf(s.kind).microbatches_per_stage;
+    if (s.microbatches < minMicrobatches(s.kind, s.virtual_stages, s.stages))
+        bad("training.global_batch",
+            std::string(toString(s.kind)) + " needs at least " +
+                (perStage > 1 ? str(perStage) + "·pp" : std::string("as many")) + " micro-batches" +
+                (perStage > 1 ? "" : " as pipeline stages") + " (m = " + str(s.microbatches) +
+                ", pp = " + str(s.stages) + ")");
+    if (s.kind == Schedule::Interleaved1F1B)
+        validateGroups(s);
     const std::int64_t ops = scheduleOpCount(s);
     if (ops > kMaxPipelineOps)
         bad("training.global_batch",
@@ -317,29 +324,25 @@ int interleavedWarmup(int stages, int microbatches, int virtual_stages, int grou
 ScheduleParams scheduleParamsFor(const ParallelPlan& plan, int microbatches)
 {
     ScheduleParams sp;
-    sp.kind = plan.schedule;
+    sp.kind = effectiveSchedule(plan.schedule, plan.virtual_stages);
     sp.stages = plan.pp;
     sp.microbatches = microbatches;
-    sp.virtual_stages = plan.virtual_stages;
-    if (sp.kind == Schedule::Interleaved1F1B && plan.virtual_stages <= 1) {
-        sp.kind = Schedule::OneF1B;
-        sp.virtual_stages = 1;
-    }
+    sp.virtual_stages = sp.kind == plan.schedule ? plan.virtual_stages : 1;
     return sp;
 }
 
 std::int64_t scheduleOpCount(const ScheduleParams& s)
 {
-    const bool split =
-        s.kind == Schedule::ZBH1 || s.kind == Schedule::ZBV || s.kind == Schedule::DualPipeV;
+    const int passes = traitsOf(s.kind).split_backward ? 3 : 2; // F, B (and W)
     return std::int64_t(std::max(s.stages, 0)) * std::max(s.virtual_stages, 0) *
-           std::max(s.microbatches, 0) * (split ? 3 : 2);
+           std::max(s.microbatches, 0) * passes;
 }
 
-void buildSchedule(const ScheduleParams& params, PipelineSchedule& out)
+void ScheduleBuilder::build(const ScheduleParams& params, PipelineSchedule& out)
 {
     validate(params);
     const int p = params.stages, m = params.microbatches, v = params.virtual_stages;
+    const ScheduleTraits traits = traitsOf(params.kind);
     out.kind = params.kind;
     out.stages = p;
     out.microbatches = m;
@@ -347,15 +350,11 @@ void buildSchedule(const ScheduleParams& params, PipelineSchedule& out)
     out.group_size = params.kind == Schedule::Interleaved1F1B
                          ? interleavedGroupSize(p, m, params.group_size)
                          : 0;
-    out.split_backward = params.kind == Schedule::ZBH1 || params.kind == Schedule::ZBV ||
-                         params.kind == Schedule::DualPipeV;
-    out.layout = (params.kind == Schedule::ZBV || params.kind == Schedule::DualPipeV)
-                     ? ChunkLayout::VShape
-                     : ChunkLayout::Looped;
+    out.split_backward = traits.split_backward;
+    out.layout = traits.layout;
     out.ops.clear();
     out.ops.reserve(static_cast<std::size_t>(scheduleOpCount(params)));
     out.stage_offset.assign(static_cast<std::size_t>(p) + 1, 0);
-    std::vector<PipelineOp>& scratch = out.scratch;
     for (int r = 0; r < p; ++r) {
         Emitter e(out.ops, r);
         switch (params.kind) {
@@ -369,13 +368,13 @@ void buildSchedule(const ScheduleParams& params, PipelineSchedule& out)
             zbH1(e, p, m, r);
             break;
         case Schedule::Interleaved1F1B:
-            interleaved(e, p, m, v, out.group_size, r, scratch);
+            interleaved(e, p, m, v, out.group_size, r, m_scratch);
             break;
         case Schedule::ZBV:
             zbV(e, p, m, r);
             break;
         case Schedule::DualPipeV:
-            dualPipeV(e, p, m, r, scratch);
+            dualPipeV(e, p, m, r, m_scratch);
             break;
         }
         out.stage_offset[r + 1] = static_cast<std::int64_t>(out.ops.size());
@@ -385,7 +384,7 @@ void buildSchedule(const ScheduleParams& params, PipelineSchedule& out)
 PipelineSchedule buildSchedule(const ScheduleParams& params)
 {
     PipelineSchedule s;
-    buildSchedule(params, s);
+    ScheduleBuilder().build(params, s);
     return s;
 }
 

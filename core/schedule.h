@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-#include "core/plan.h"
+#include "core/plan_options.h"
 
 #include <cstdint>
 #include <span>
@@ -27,13 +27,6 @@ struct PipelineOp
     OpKind kind = OpKind::F;
 };
 
-/// Where a device's chunks sit in the model.
-enum class ChunkLayout : std::uint8_t
-{
-    Looped, ///< Megatron interleaving: chunk c of device d is model stage c·p + d
-    VShape  ///< ZB-V / DualPipeV: chunk 0 of device d is model stage d, chunk 1 is 2p − 1 − d
-};
-
 /// Upper bound on ops in one schedule (F+B(+W) × stages × chunks × micro-batches). The simulator
 /// keeps ~80 bytes per op, so the limit caps one simulation at roughly 320 MB.
 inline constexpr std::int64_t kMaxPipelineOps = 4'000'000;
@@ -51,7 +44,6 @@ struct PipelineSchedule
     ChunkLayout layout = ChunkLayout::Looped;
     std::vector<PipelineOp> ops;
     std::vector<std::int64_t> stage_offset; ///< stages + 1 entries into ops
-    std::vector<PipelineOp> scratch;        ///< buildSchedule's working space (kept for reuse)
 
     /// Model stages (virtual stages) in the whole pipeline, p·v.
     int modelStages() const { return stages * chunks; }
@@ -90,22 +82,34 @@ struct ScheduleParams
     Schedule kind = Schedule::OneF1B;
     int stages = 1;         ///< p >= 1
     int microbatches = 1;   ///< m >= 1
-    int virtual_stages = 1; ///< v: 1 for GPipe/1F1B/ZB-H1, >= 2 interleaved, 2 for ZB-V/DualPipeV
+    int virtual_stages = 1; ///< v, as the schedule's chunk rule allows (traitsOf(kind).chunks)
     /// Interleaved micro-batch group G (Megatron microbatch_group_size_per_vp_stage); 0 = p when
     /// m mod p = 0, else the smallest G > p with m mod G = 0 or >= p (see interleavedGroupSize).
     int group_size = 0;
 };
 
-/// The schedule a plan runs with m micro-batches per pipeline. interleaved-1f1b with one
-/// virtual stage is plain 1F1B (as validate() allows it).
+/// The schedule a plan runs with m micro-batches per pipeline (effectiveSchedule: interleaved
+/// 1F1B with one virtual stage is plain 1F1B).
 ScheduleParams scheduleParamsFor(const ParallelPlan& plan, int microbatches);
 
 /// Number of ops the schedule would have, without building it (for the op limit).
 std::int64_t scheduleOpCount(const ScheduleParams& params);
 
-/// Builds the op order. Reuses out's buffers (no allocation when called again with the same
-/// size). Throws InputError for invalid parameters or more than kMaxPipelineOps ops.
-void buildSchedule(const ScheduleParams& params, PipelineSchedule& out);
+/// Builds op orders. Keeps its working space (the interleaved order table, the DualPipeV
+/// weight-gradient queue) between calls, so building into the same PipelineSchedule again
+/// with the same size allocates nothing. Not thread-safe; use one per thread.
+class ScheduleBuilder
+{
+public:
+    /// Builds the op order into `out`, reusing its buffers. Throws InputError for invalid
+    /// parameters or more than kMaxPipelineOps ops.
+    void build(const ScheduleParams& params, PipelineSchedule& out);
+
+private:
+    std::vector<PipelineOp> m_scratch;
+};
+
+/// Convenience: one build with a fresh builder.
 PipelineSchedule buildSchedule(const ScheduleParams& params);
 
 /// The group size G interleaved 1F1B uses: group_size when > 0, otherwise Megatron's default p

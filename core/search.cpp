@@ -5,12 +5,15 @@
 #include "core/framework.h"
 #include "core/memory.h"
 #include "core/params.h"
+#include "core/plan_options.h"
+#include "core/units.h"
 #include "core/validate.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -105,30 +108,34 @@ Inner innerFor(const SearchSpace& sp, int tp, int dp)
 /// (schedule, virtual stages) pairs for a pipeline depth, canonical and pinned.
 std::vector<std::pair<Schedule, int>> schedulesFor(const SearchSpace& sp, int pp)
 {
-    const int layers = sp.base.model.layers;
-    std::vector<std::pair<Schedule, int>> all;
+    std::vector<std::pair<Schedule, int>> out;
     if (pp == 1) {
         // No pipeline: the schedule only names the micro-batch order; 1f1b is the canonical one.
-        all.emplace_back(sp.schedule.value_or(Schedule::OneF1B), sp.virtual_stages.value_or(1));
-    } else {
-        all = {{Schedule::GPipe, 1}, {Schedule::OneF1B, 1}, {Schedule::ZBH1, 1}};
-        int vmax = layers / pp;
-        if (sp.max_virtual_stages > 0)
-            vmax = std::min(vmax, sp.max_virtual_stages);
-        if (sp.virtual_stages && sp.schedule == Schedule::Interleaved1F1B)
-            vmax = std::max(vmax, *sp.virtual_stages);
-        // v = 1 is plain 1f1b; it is tried only when both the schedule and v = 1 are pinned.
-        const bool one = sp.schedule == Schedule::Interleaved1F1B && sp.virtual_stages == 1;
-        for (int v = one ? 1 : 2; v <= vmax; ++v)
-            all.emplace_back(Schedule::Interleaved1F1B, v);
-        all.emplace_back(Schedule::ZBV, 2);
-        all.emplace_back(Schedule::DualPipeV, 2);
+        out.emplace_back(sp.schedule.value_or(Schedule::OneF1B), sp.virtual_stages.value_or(1));
+        return out;
     }
-    std::vector<std::pair<Schedule, int>> out;
-    for (const auto& [s, v] : all)
-        if (allowed(sp.schedule, s) && allowed(sp.virtual_stages, v) && pp * v <= layers)
-            out.emplace_back(s, v);
+    const int layers = sp.base.model.layers;
+    for (Schedule s : kAllSchedules) {
+        if (!allowed(sp.schedule, s))
+            continue;
+        // max_virtual_stages caps the interleaved v tried, unless the plan is pinned to one.
+        const bool pinned = sp.schedule == Schedule::Interleaved1F1B && sp.virtual_stages;
+        std::vector<int> vs =
+            virtualStageDegrees(s, pp, layers, pinned ? 0 : sp.max_virtual_stages);
+        // v = 1 is plain 1f1b; interleaved takes it only when both the schedule and v = 1 are
+        // pinned.
+        if (pinned && *sp.virtual_stages == 1)
+            vs.insert(vs.begin(), 1);
+        for (int v : vs)
+            if (allowed(sp.virtual_stages, v))
+                out.emplace_back(s, v);
+    }
     return out;
+}
+
+bool listed(const std::vector<int>& values, int v)
+{
+    return std::find(values.begin(), values.end(), v) != values.end();
 }
 
 std::vector<Item> enumerateItems(const SearchSpace& sp, std::vector<Inner>& inners,
@@ -137,34 +144,37 @@ std::vector<Item> enumerateItems(const SearchSpace& sp, std::vector<Inner>& inne
     const Scenario& b = sp.base;
     const ModelSpec& m = b.model;
     const int gpus = b.gpus;
-    const int maxTp = sp.max_tp > 0 ? sp.max_tp : b.cluster.scale_up_domain;
+    // A pinned TP is tried even above the limit.
+    const std::int64_t maxTp =
+        sp.tp ? gpus : (sp.max_tp > 0 ? sp.max_tp : b.cluster.scale_up_domain);
+    // Micro-batches are searched inside: DP needs only to divide the global batch.
+    const std::vector<int> dps = dpDegrees(b.training.global_batch, 1, 1);
+    std::map<int, std::vector<std::pair<Schedule, int>>> schedules; // per pp
     std::vector<Item> items;
     total = 0;
-    for (int tp : divisorsOf(gpus)) {
-        if (!allowed(sp.tp, tp) || (!sp.tp && tp > maxTp) || m.heads % tp || m.kv_heads % tp)
+    for (int tp : tpDegrees(m, gpus, maxTp)) {
+        if (!allowed(sp.tp, tp))
             continue;
-        for (int cp : divisorsOf(gpus / tp)) {
-            if (!allowed(sp.cp, cp) || (cp > 1 && b.training.seq_len % (2 * cp) != 0))
+        for (int cp : cpDegrees(b.training.seq_len, gpus / tp)) {
+            if (!allowed(sp.cp, cp))
                 continue;
-            for (int pp : divisorsOf(gpus / (tp * cp))) {
-                if (!allowed(sp.pp, pp) || pp > m.layers)
-                    continue;
+            for (int pp : ppDegrees(m.layers, gpus / (tp * cp), 1)) {
                 const int dp = gpus / (tp * cp * pp);
-                if (!allowed(sp.dp, dp) || b.training.global_batch % dp != 0)
+                if (!allowed(sp.pp, pp) || !allowed(sp.dp, dp) || !listed(dps, dp))
                     continue;
+                auto choices = schedules.find(pp);
+                if (choices == schedules.end())
+                    choices = schedules.emplace(pp, schedulesFor(sp, pp)).first;
                 Inner in = innerFor(sp, tp, dp);
                 const std::uint64_t inner = in.count();
                 if (inner == 0)
                     continue;
                 const auto innerIndex = std::uint32_t(inners.size());
                 inners.push_back(std::move(in));
-                std::vector<int> eps{1};
-                if (m.isMoe())
-                    eps = divisorsOf(m.moe.experts);
-                for (int ep : eps) {
-                    if (!allowed(sp.ep, ep) || (dp * cp) % ep != 0)
+                for (int ep : epDegrees(m, std::int64_t(dp) * cp)) {
+                    if (!allowed(sp.ep, ep))
                         continue;
-                    for (const auto& [sched, v] : schedulesFor(sp, pp)) {
+                    for (const auto& [sched, v] : choices->second) {
                         items.push_back(Item{tp, cp, pp, dp, ep, v, sched, total, innerIndex});
                         total += inner;
                     }
@@ -294,6 +304,97 @@ double stateBound(const Worker& w, int pp, int zero, int shard_group, int dp, in
     return worst + k.cuda_context_bytes;
 }
 
+// The stage split and parameters of the item's plan, for the memory bound; false when the
+// layers cannot be split (then nothing is pruned).
+bool splitStages(Worker& w, const Item& it, const FrameworkConventions& fw,
+                 const ModelConstants& constants)
+{
+    const std::size_t pp = std::size_t(it.pp);
+    if (w.layers.size() < pp) {
+        w.layers.resize(pp);
+        w.params.resize(pp);
+    }
+    const Scenario& sc = w.sc;
+    if (!splitLayers(sc.model, sc.parallel, fw.split, std::span(w.layers.data(), pp)))
+        return false;
+    for (std::size_t r = 0; r < pp; ++r)
+        w.params[r] =
+            stageParameters(sc.model, sc.parallel, w.layers[r], constants.vocab_divisible_by);
+    return true;
+}
+
+// Files a scored plan that fits into the top K, the front and the sample, where it belongs.
+void keepPlan(Worker& w, std::uint64_t id)
+{
+    SearchPlan p;
+    p.tokens_per_second = w.est.throughput.tokens_per_second;
+    p.peak_bytes = w.est.peak_bytes;
+    p.index = id;
+    const bool top = w.keep.wantsTop(p.tokens_per_second, p.peak_bytes, id);
+    const bool front = !w.keep.frontRejects(p);
+    std::size_t slot = w.sample_size;
+    if (w.sample_size > 0)
+        slot = w.sample.size() < w.sample_size ? w.sample.size()
+                                               : std::size_t(w.random() % w.feasible);
+    const bool sampled = slot < w.sample_size;
+    if (!top && !front && !sampled)
+        return;
+    p.parallel = w.sc.parallel;
+    p.training = w.sc.training;
+    p.mfu = w.est.throughput.mfu;
+    p.step_seconds = w.est.time.step_seconds;
+    if (top)
+        w.keep.addTop(p);
+    if (front)
+        w.keep.addFront(p);
+    if (sampled) {
+        if (slot == w.sample.size())
+            w.sample.push_back(p);
+        else
+            w.sample[slot] = p;
+    }
+}
+
+// One plan, w.sc as set: checked, pruned or scored and kept.
+void runPlan(const SearchOptions& opt, Worker& w, std::uint64_t id, bool hopeless,
+             std::uint64_t& evaluated)
+{
+    if (!isRunnable(w.sc))
+        return;
+    ++evaluated;
+    if (hopeless) {
+        ++w.pruned;
+        return;
+    }
+    evaluate(w.sc, w.est, opt.measured, opt.screening);
+    ++w.scored;
+    if (!w.est.fits)
+        return;
+    ++w.feasible;
+    keepPlan(w, id);
+}
+
+// The micro-batch, recompute and sequence-parallel loops of one (zero, group, offload);
+// false when the search was stopped.
+bool runTraining(Shared& sh, Worker& w, const Inner& inner, bool hopeless, std::uint64_t& index,
+                 std::uint64_t& evaluated)
+{
+    Scenario& sc = w.sc;
+    for (int mb : inner.micro_batches) {
+        sc.training.micro_batch = mb;
+        for (Recompute rc : inner.recompute) {
+            sc.training.recompute = rc;
+            for (char seqp : inner.sp) {
+                if (sh.stopping())
+                    return false;
+                sc.parallel.sequence_parallel = seqp != 0;
+                runPlan(*sh.options, w, index++, hopeless, evaluated);
+            }
+        }
+    }
+    return true;
+}
+
 void runItem(Shared& sh, Worker& w, const Item& it)
 {
     const SearchOptions& opt = *sh.options;
@@ -311,19 +412,8 @@ void runItem(Shared& sh, Worker& w, const Item& it)
 
     const Inner& inner = (*sh.inners)[it.inner];
     const FrameworkConventions fw = conventions(sc.training.framework, sc.training.optimizer);
-    bool split = false;
-    if (opt.prune) {
-        if (w.layers.size() < std::size_t(it.pp)) {
-            w.layers.resize(std::size_t(it.pp));
-            w.params.resize(std::size_t(it.pp));
-        }
-        split = splitLayers(sc.model, pl, fw.split, std::span(w.layers.data(), std::size_t(it.pp)));
-        if (split)
-            for (int r = 0; r < it.pp; ++r)
-                w.params[std::size_t(r)] = stageParameters(sc.model, pl, w.layers[std::size_t(r)],
-                                                           constants.vocab_divisible_by);
-    }
-    const double capacity = sc.cluster.gpu.memory_gib * 1073741824.0;
+    const bool split = opt.prune && splitStages(w, it, fw, constants);
+    const double capacity = sc.cluster.gpu.memory_gib * units::kGiB;
     std::uint64_t index = it.first_index;
     std::uint64_t evaluated = 0;
     for (const auto& [zero, group] : inner.zero_groups) {
@@ -333,58 +423,8 @@ void runItem(Shared& sh, Worker& w, const Item& it)
             pl.offload_optimizer = off != 0;
             const bool hopeless = split && stateBound(w, it.pp, zero, group, it.dp, it.cp, off != 0,
                                                       fw, constants) > capacity * (1 + 1e-9);
-            for (int mb : inner.micro_batches) {
-                sc.training.micro_batch = mb;
-                for (Recompute rc : inner.recompute) {
-                    sc.training.recompute = rc;
-                    for (char seqp : inner.sp) {
-                        if (sh.stopping())
-                            return;
-                        pl.sequence_parallel = seqp != 0;
-                        const std::uint64_t id = index++;
-                        if (!isRunnable(sc))
-                            continue;
-                        ++evaluated;
-                        if (hopeless) {
-                            ++w.pruned;
-                            continue;
-                        }
-                        evaluate(sc, w.est, opt.measured, constants);
-                        ++w.scored;
-                        if (!w.est.fits)
-                            continue;
-                        ++w.feasible;
-                        SearchPlan p;
-                        p.tokens_per_second = w.est.throughput.tokens_per_second;
-                        p.peak_bytes = w.est.peak_bytes;
-                        p.index = id;
-                        const bool top = w.keep.wantsTop(p.tokens_per_second, p.peak_bytes, id);
-                        const bool front = !w.keep.frontRejects(p);
-                        std::size_t slot = w.sample_size;
-                        if (w.sample_size > 0)
-                            slot = w.sample.size() < w.sample_size
-                                       ? w.sample.size()
-                                       : std::size_t(w.random() % w.feasible);
-                        const bool sampled = slot < w.sample_size;
-                        if (!top && !front && !sampled)
-                            continue;
-                        p.parallel = pl;
-                        p.training = sc.training;
-                        p.mfu = w.est.throughput.mfu;
-                        p.step_seconds = w.est.time.step_seconds;
-                        if (top)
-                            w.keep.addTop(p);
-                        if (front)
-                            w.keep.addFront(p);
-                        if (sampled) {
-                            if (slot == w.sample.size())
-                                w.sample.push_back(p);
-                            else
-                                w.sample[slot] = p;
-                        }
-                    }
-                }
-            }
+            if (!runTraining(sh, w, inner, hopeless, index, evaluated))
+                return;
         }
     }
     w.evaluated += evaluated;
@@ -505,6 +545,80 @@ void rescoreAll(const SearchSpace& space, const SearchOptions& options, SearchRe
 
 } // namespace
 
+namespace {
+
+void setUpWorkers(std::vector<Worker>& workers, const SearchSpace& space,
+                  const SearchOptions& options)
+{
+    for (Worker& w : workers) {
+        w.sc = space.base;
+        w.keep.k = std::size_t(std::max(0, options.top_k));
+        w.keep.heap.reserve(w.keep.k);
+        w.keep.front.reserve(256);
+        w.sample_size = std::size_t(std::max(0, options.sample));
+        w.sample.reserve(w.sample_size);
+        w.rng += 0x632BE59BD9B4E019ull * (1 + std::size_t(&w - workers.data()));
+    }
+}
+
+// Runs the workers to the end (or the cancel) and reports progress from this thread.
+void runWorkers(Shared& sh, std::vector<Worker>& workers, std::uint64_t total)
+{
+    const SearchOptions& options = *sh.options;
+    std::vector<std::jthread> threads;
+    threads.reserve(workers.size());
+    for (Worker& w : workers)
+        threads.emplace_back([&sh, &w] { workerMain(sh, w); });
+
+    const auto interval =
+        std::chrono::duration<double>(std::max(0.001, options.progress_interval_seconds));
+    std::unique_lock lock(sh.mutex);
+    while (sh.running > 0) {
+        sh.finished.wait_for(lock, interval, [&] { return sh.running == 0; });
+        if (sh.running == 0 || !options.progress || sh.stopping())
+            continue;
+        lock.unlock();
+        const double frac = total ? double(sh.done_plans.load()) / double(total) : 1.0;
+        if (!options.progress(std::min(1.0, frac), sh.evaluated.load()))
+            sh.stop = true;
+        lock.lock();
+    }
+}
+
+// The workers' counts, top K, fronts and samples, merged into the result.
+void mergeWorkers(const std::vector<Worker>& workers, const SearchOptions& options,
+                  SearchResult& result)
+{
+    Keeper all;
+    all.k = std::size_t(std::max(0, options.top_k));
+    for (const Worker& w : workers) {
+        result.evaluated += w.evaluated;
+        result.scored += w.scored;
+        result.pruned += w.pruned;
+        result.feasible += w.feasible;
+        for (const SearchPlan& p : w.keep.heap)
+            if (all.wantsTop(p.tokens_per_second, p.peak_bytes, p.index))
+                all.addTop(p);
+        for (const SearchPlan& p : w.keep.front)
+            all.addFront(p);
+    }
+    // Each worker's reservoir is a uniform sample of its own fitting plans; take from each in
+    // proportion to how many it saw.
+    if (options.sample > 0 && result.feasible > 0) {
+        const double share = std::min(1.0, double(options.sample) / double(result.feasible));
+        for (const Worker& w : workers) {
+            const auto take =
+                std::min(w.sample.size(), std::size_t(std::llround(share * double(w.feasible))));
+            result.sample.insert(result.sample.end(), w.sample.begin(), w.sample.begin() + take);
+        }
+    }
+    result.results = std::move(all.heap);
+    std::sort(result.results.begin(), result.results.end(), rankedBefore);
+    result.pareto = std::move(all.front);
+}
+
+} // namespace
+
 SearchResult search(const SearchSpace& space, const SearchOptions& options)
 {
     const auto start = Clock::now();
@@ -531,63 +645,10 @@ SearchResult search(const SearchSpace& space, const SearchOptions& options)
     sh.inners = &inners;
     sh.running = n;
     std::vector<Worker> workers(n);
-    for (Worker& w : workers) {
-        w.sc = space.base;
-        w.keep.k = std::size_t(std::max(0, options.top_k));
-        w.keep.heap.reserve(w.keep.k);
-        w.keep.front.reserve(256);
-        w.sample_size = std::size_t(std::max(0, options.sample));
-        w.sample.reserve(w.sample_size);
-        w.rng += 0x632BE59BD9B4E019ull * (1 + std::size_t(&w - workers.data()));
-    }
-    {
-        std::vector<std::jthread> threads;
-        threads.reserve(n);
-        for (unsigned i = 0; i < n; ++i)
-            threads.emplace_back([&sh, &w = workers[i]] { workerMain(sh, w); });
-
-        const auto interval =
-            std::chrono::duration<double>(std::max(0.001, options.progress_interval_seconds));
-        std::unique_lock lock(sh.mutex);
-        while (sh.running > 0) {
-            sh.finished.wait_for(lock, interval, [&] { return sh.running == 0; });
-            if (sh.running == 0 || !options.progress || sh.stopping())
-                continue;
-            lock.unlock();
-            const double frac = total ? double(sh.done_plans.load()) / double(total) : 1.0;
-            if (!options.progress(std::min(1.0, frac), sh.evaluated.load()))
-                sh.stop = true;
-            lock.lock();
-        }
-    }
+    setUpWorkers(workers, space, options);
+    runWorkers(sh, workers, total);
     result.cancelled = sh.stopping();
-
-    Keeper all;
-    all.k = std::size_t(std::max(0, options.top_k));
-    for (Worker& w : workers) {
-        result.evaluated += w.evaluated;
-        result.scored += w.scored;
-        result.pruned += w.pruned;
-        result.feasible += w.feasible;
-        for (const SearchPlan& p : w.keep.heap)
-            if (all.wantsTop(p.tokens_per_second, p.peak_bytes, p.index))
-                all.addTop(p);
-        for (const SearchPlan& p : w.keep.front)
-            all.addFront(p);
-    }
-    // Each worker's reservoir is a uniform sample of its own fitting plans; take from each in
-    // proportion to how many it saw.
-    if (options.sample > 0 && result.feasible > 0) {
-        const double share = std::min(1.0, double(options.sample) / double(result.feasible));
-        for (const Worker& w : workers) {
-            const auto take =
-                std::min(w.sample.size(), std::size_t(std::llround(share * double(w.feasible))));
-            result.sample.insert(result.sample.end(), w.sample.begin(), w.sample.begin() + take);
-        }
-    }
-    result.results = std::move(all.heap);
-    std::sort(result.results.begin(), result.results.end(), rankedBefore);
-    result.pareto = std::move(all.front);
+    mergeWorkers(workers, options, result);
     if (options.rescore)
         rescoreAll(space, options, result);
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();

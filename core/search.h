@@ -18,20 +18,23 @@ ModelConstants screeningConstants();
 /// Default limit on the plans one search enumerates (docs/limits.md).
 inline constexpr std::uint64_t kMaxSearchPlans = 200'000'000;
 
-/// The problem a search solves and the dimensions it may vary (issue 7).
+/// The problem a search solves and the dimensions it may vary (docs/search.md).
 ///
 /// `base` gives the model, cluster, GPU count and the training settings that are not searched
 /// (seq_len, global_batch, precision, flash_attention, optimizer, framework). Its parallel plan,
 /// micro_batch and recompute are ignored: they are searched, unless pinned below.
 ///
-/// The enumerated space, in canonical form (one spelling per distinct plan):
-/// - tp: divisors of gpus up to max_tp (default: the scale-up domain) dividing heads and kv_heads;
-/// - cp: divisors of gpus / tp with seq_len a multiple of 2·cp;
-/// - pp: divisors of gpus / (tp·cp), at most the layer count; dp = gpus / (tp·cp·pp);
-/// - ep (MoE only): divisors of the expert count dividing dp·cp;
-/// - schedule: pp = 1 has no pipeline and is run as 1f1b; pp >= 2 tries gpipe, 1f1b, zb-h1,
-///   interleaved-1f1b with every v in 2..min(layers/pp, max_virtual_stages), zb-v and
-///   dualpipe-v (v = 2);
+/// The enumerated space, in canonical form (one spelling per distinct plan), with the degrees
+/// of core/plan_options.h, each given the ones before it:
+/// - tp: tpDegrees (divisors of gpus up to max_tp, default the scale-up domain, dividing heads
+///   and kv_heads);
+/// - cp: cpDegrees of gpus / tp (seq_len a multiple of 2·cp);
+/// - pp: ppDegrees of gpus / (tp·cp) (at most the layer count); dp = gpus / (tp·cp·pp), a
+///   divisor of global_batch;
+/// - ep (MoE only): epDegrees (divisors of the expert count dividing dp·cp);
+/// - schedule: pp = 1 has no pipeline and is run as 1f1b; pp >= 2 tries every schedule of
+///   kAllSchedules with each v of virtualStageDegrees (interleaved-1f1b: 2..min(layers/pp,
+///   max_virtual_stages); zb-v and dualpipe-v: 2; the others: 1);
 /// - zero 0–3; for zero >= 1 the shard group is the whole DP group (spelled 0) or any proper
 ///   divisor of dp (hybrid sharding);
 /// - optimizer offload off/on; micro_batch: divisors of global_batch / dp;
@@ -77,7 +80,7 @@ struct SearchOptions
     /// Measured performance passed to evaluate() (nullptr = datasheet figures).
     const MeasuredPerformance* measured = nullptr;
     /// Constants every plan is screened with. The default prices the pipeline bubble with
-    /// the closed forms (MODEL_NOTES §6), about 40x cheaper than the event simulator.
+    /// the closed forms (docs/formulas.md §6), about 40x cheaper than the event simulator.
     ModelConstants screening = screeningConstants();
     /// Re-score the kept plans (top K, front, sample) with the full evaluate(), simulator
     /// included, so every figure returned equals what `paralens eval` shows for that plan;

@@ -29,14 +29,15 @@ inline constexpr double kMaxTflops = 1e7;
 inline constexpr double kMaxLatencyUs = 1e7;
 } // namespace bounds
 
-/// Reads a model object (DESIGN.md's "model" object). `path` prefixes error keys ("model").
-/// With preset = true the preset keys id, kind, source, sources and notes are allowed too.
-/// Throws InputError naming the key.
+/// Reads a model object (the "model" object of docs/scenario-format.md). `path` prefixes error keys
+/// ("model"). With preset = true the preset keys id, kind, source, sources and notes are allowed
+/// too. Throws InputError naming the key.
 ModelSpec modelFromJson(const nlohmann::json& j, const std::string& path, bool preset = false);
 /// Every field of the spec; "moe" only when it differs from a dense model.
 nlohmann::json modelToJson(const ModelSpec& m);
 
-/// Reads a hardware object (DESIGN.md's "hardware" object). Same conventions as modelFromJson.
+/// Reads a hardware object (the "hardware" object of docs/scenario-format.md). Same conventions as
+/// modelFromJson.
 ClusterSpec clusterFromJson(const nlohmann::json& j, const std::string& path, bool preset = false);
 nlohmann::json clusterToJson(const ClusterSpec& c);
 

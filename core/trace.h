@@ -17,7 +17,7 @@ namespace paralens {
 nlohmann::json chromeTrace(const PipelineSchedule& schedule, const SimulationResult& result,
                            const std::string& process_name = "pipeline");
 
-/// The timeline as `paralens schedule --json` prints it (DESIGN.md): schedule, stages,
+/// The timeline as `paralens schedule --json` prints it (docs/cli.md): schedule, stages,
 /// microbatches, virtual_stages, step_seconds, pipeline_seconds, bubble_fraction,
 /// bubble_overhead, stage_stats[] {stage, busy_seconds, idle_seconds, dp_exposed_seconds,
 /// peak_inflight_microbatches}, ops[] {stage, kind, microbatch, chunk, start, end} (seconds).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/validate.h"
+#include "core/plan_options.h"
 
 #include <cstdint>
 #include <initializer_list>
@@ -62,93 +63,112 @@ struct FirstFailure
     }
 };
 
-bool usesChunks(Schedule s)
+// Sizes that later rules divide by must be positive. Each check returns false when the
+// reporter says stop; `ok` turns false on any size out of range.
+template <typename Report> struct Sizes
 {
-    return s == Schedule::Interleaved1F1B || s == Schedule::ZBV || s == Schedule::DualPipeV;
-}
+    Report& report;
+    bool ok = true;
 
-// Every rule, in a stable order. `report(rule, fields, message)` returns false to stop.
-// The message is a callable so that the no-allocation path never formats text.
-template <typename Report> void check(const Scenario& s, Report& report)
-{
-    const ModelSpec& m = s.model;
-    const ClusterSpec& c = s.cluster;
-    const ParallelPlan& p = s.parallel;
-    const TrainingSettings& t = s.training;
-
-    // 1. Sizes that later rules divide by must be positive; stop after listing them all.
-    bool positive = true;
-    const auto atLeast1 = [&](std::int64_t v, const char* field) {
+    bool atLeast1(std::int64_t v, const char* field)
+    {
         if (v >= 1)
             return true;
-        positive = false;
+        ok = false;
         return report("positive", {field}, [=] {
             return std::string(field) + " must be at least 1 (got " + str(v) + ")";
         });
-    };
-    const auto nonNegative = [&](std::int64_t v, const char* field) {
+    }
+    bool nonNegative(std::int64_t v, const char* field)
+    {
         if (v >= 0)
             return true;
-        positive = false;
+        ok = false;
         return report("non_negative", {field}, [=] {
             return std::string(field) + " must not be negative (got " + str(v) + ")";
         });
-    };
-    const auto above0 = [&](double v, const char* field) {
+    }
+    bool above0(double v, const char* field)
+    {
         if (v > 0 && v < std::numeric_limits<double>::infinity())
             return true;
-        positive = false;
+        ok = false;
         return report("positive", {field}, [=] {
             return std::string(field) + " must be a finite number above 0 (got " + str(v) + ")";
         });
-    };
-    const auto notBelow0 = [&](double v, const char* field) {
+    }
+    bool notBelow0(double v, const char* field)
+    {
         if (v >= 0 && v < std::numeric_limits<double>::infinity())
             return true;
-        positive = false;
+        ok = false;
         return report("non_negative", {field}, [=] {
             return std::string(field) + " must be a finite number, 0 or more (got " + str(v) + ")";
         });
-    };
-    if (!(atLeast1(m.layers, "model.layers") && atLeast1(m.hidden, "model.hidden") &&
-          atLeast1(m.heads, "model.heads") && atLeast1(m.kv_heads, "model.kv_heads") &&
-          nonNegative(m.head_dim, "model.head_dim") && atLeast1(m.ffn_hidden, "model.ffn_hidden") &&
-          atLeast1(m.vocab, "model.vocab") && nonNegative(m.moe.experts, "model.moe.experts") &&
-          nonNegative(m.moe.top_k, "model.moe.top_k") &&
-          nonNegative(m.moe.expert_ffn_hidden, "model.moe.expert_ffn_hidden") &&
-          nonNegative(m.moe.shared_experts, "model.moe.shared_experts") &&
-          atLeast1(m.moe.layer_frequency, "model.moe.layer_frequency") &&
-          nonNegative(m.moe.first_dense_layers, "model.moe.first_dense_layers") &&
-          above0(c.gpu.memory_gib, "hardware.gpu.memory_gib") &&
-          above0(c.gpu.hbm_gbps, "hardware.gpu.hbm_gbps") &&
-          above0(c.gpu.bf16_tflops, "hardware.gpu.bf16_tflops") &&
-          notBelow0(c.gpu.fp8_tflops, "hardware.gpu.fp8_tflops") &&
-          atLeast1(c.gpus_per_node, "hardware.gpus_per_node") &&
-          atLeast1(c.scale_up_domain, "hardware.scale_up_domain") &&
-          above0(c.scale_up_gbps, "hardware.scale_up_gbps") &&
-          above0(c.scale_out_gbps, "hardware.scale_out_gbps") &&
-          above0(c.pcie_gbps, "hardware.pcie_gbps") &&
-          notBelow0(c.latencies.scale_up_us, "hardware.latencies.scale_up_us") &&
-          notBelow0(c.latencies.scale_out_us, "hardware.latencies.scale_out_us") &&
-          atLeast1(s.gpus, "gpus") && atLeast1(p.tp, "parallel.tp") &&
-          atLeast1(p.pp, "parallel.pp") && atLeast1(p.dp, "parallel.dp") &&
-          atLeast1(p.ep, "parallel.ep") && atLeast1(p.cp, "parallel.cp") &&
-          atLeast1(p.virtual_stages, "parallel.virtual_stages") &&
-          nonNegative(p.shard_group, "parallel.shard_group") &&
-          nonNegative(p.first_stage_layers, "parallel.first_stage_layers") &&
-          nonNegative(p.last_stage_layers, "parallel.last_stage_layers") &&
-          atLeast1(t.seq_len, "training.seq_len") &&
-          atLeast1(t.micro_batch, "training.micro_batch") &&
-          atLeast1(t.global_batch, "training.global_batch")))
-        return;
-    if (!positive)
-        return;
+    }
+};
 
+template <typename Report> bool modelSizes(const ModelSpec& m, Sizes<Report>& z)
+{
+    return z.atLeast1(m.layers, "model.layers") && z.atLeast1(m.hidden, "model.hidden") &&
+           z.atLeast1(m.heads, "model.heads") && z.atLeast1(m.kv_heads, "model.kv_heads") &&
+           z.nonNegative(m.head_dim, "model.head_dim") &&
+           z.atLeast1(m.ffn_hidden, "model.ffn_hidden") && z.atLeast1(m.vocab, "model.vocab") &&
+           z.nonNegative(m.moe.experts, "model.moe.experts") &&
+           z.nonNegative(m.moe.top_k, "model.moe.top_k") &&
+           z.nonNegative(m.moe.expert_ffn_hidden, "model.moe.expert_ffn_hidden") &&
+           z.nonNegative(m.moe.shared_experts, "model.moe.shared_experts") &&
+           z.atLeast1(m.moe.layer_frequency, "model.moe.layer_frequency") &&
+           z.nonNegative(m.moe.first_dense_layers, "model.moe.first_dense_layers");
+}
+
+template <typename Report> bool clusterSizes(const ClusterSpec& c, Sizes<Report>& z)
+{
+    return z.above0(c.gpu.memory_gib, "hardware.gpu.memory_gib") &&
+           z.above0(c.gpu.hbm_gbps, "hardware.gpu.hbm_gbps") &&
+           z.above0(c.gpu.bf16_tflops, "hardware.gpu.bf16_tflops") &&
+           z.notBelow0(c.gpu.fp8_tflops, "hardware.gpu.fp8_tflops") &&
+           z.atLeast1(c.gpus_per_node, "hardware.gpus_per_node") &&
+           z.atLeast1(c.scale_up_domain, "hardware.scale_up_domain") &&
+           z.above0(c.scale_up_gbps, "hardware.scale_up_gbps") &&
+           z.above0(c.scale_out_gbps, "hardware.scale_out_gbps") &&
+           z.above0(c.pcie_gbps, "hardware.pcie_gbps") &&
+           z.notBelow0(c.latencies.scale_up_us, "hardware.latencies.scale_up_us") &&
+           z.notBelow0(c.latencies.scale_out_us, "hardware.latencies.scale_out_us");
+}
+
+template <typename Report> bool planSizes(const Scenario& s, Sizes<Report>& z)
+{
+    const ParallelPlan& p = s.parallel;
+    const TrainingSettings& t = s.training;
+    return z.atLeast1(s.gpus, "gpus") && z.atLeast1(p.tp, "parallel.tp") &&
+           z.atLeast1(p.pp, "parallel.pp") && z.atLeast1(p.dp, "parallel.dp") &&
+           z.atLeast1(p.ep, "parallel.ep") && z.atLeast1(p.cp, "parallel.cp") &&
+           z.atLeast1(p.virtual_stages, "parallel.virtual_stages") &&
+           z.nonNegative(p.shard_group, "parallel.shard_group") &&
+           z.nonNegative(p.first_stage_layers, "parallel.first_stage_layers") &&
+           z.nonNegative(p.last_stage_layers, "parallel.last_stage_layers") &&
+           z.atLeast1(t.seq_len, "training.seq_len") &&
+           z.atLeast1(t.micro_batch, "training.micro_batch") &&
+           z.atLeast1(t.global_batch, "training.global_batch");
+}
+
+// 1. Every size listed, then stop if any was broken.
+template <typename Report> bool checkSizes(const Scenario& s, Report& report)
+{
+    Sizes<Report> z{report};
+    return modelSizes(s.model, z) && clusterSizes(s.cluster, z) && planSizes(s, z) && z.ok;
+}
+
+// Each rule below: when `cond` holds, report it; stop the whole check when told to. The
+// message is a callable so that the no-allocation path never formats text.
 #define PL_RULE(cond, rule, fields, ...)                                                           \
     if ((cond) && !report(rule, fields, [&] { return std::string() + __VA_ARGS__; }))              \
-        return;
+        return false;
 
-    // 2. The model itself.
+// 2. The model itself.
+template <typename Report> bool checkModel(const ModelSpec& m, Report& report)
+{
     PL_RULE(m.head_dim == 0 && m.hidden % m.heads != 0, "hidden_divisible_by_heads",
             (Fields{"model.hidden", "model.heads"}),
             "model.hidden = " + str(m.hidden) + " is not divisible by model.heads = " +
@@ -171,8 +191,15 @@ template <typename Report> void check(const Scenario& s, Report& report)
             (Fields{"model.moe.first_dense_layers", "model.layers"}),
             "model.moe.first_dense_layers = " + str(std::int64_t{m.moe.first_dense_layers}) +
                 " leaves no MoE layer among model.layers = " + str(std::int64_t{m.layers}));
+    return true;
+}
 
-    // 3. Tensor and sequence parallelism.
+// 3. Tensor, context and sequence parallelism.
+template <typename Report> bool checkTensorAndSequence(const Scenario& s, Report& report)
+{
+    const ModelSpec& m = s.model;
+    const ParallelPlan& p = s.parallel;
+    const TrainingSettings& t = s.training;
     PL_RULE(m.heads % p.tp != 0, "tp_divides_heads", (Fields{"parallel.tp", "model.heads"}),
             "parallel.tp = " + str(std::int64_t{p.tp}) +
                 " must divide model.heads = " + str(std::int64_t{m.heads}));
@@ -193,59 +220,89 @@ template <typename Report> void check(const Scenario& s, Report& report)
             "training.seq_len / parallel.cp = " + str(std::int64_t{t.seq_len / p.cp}) +
                 " must be a multiple of parallel.tp = " + str(std::int64_t{p.tp}) +
                 " with sequence_parallel");
+    return true;
+}
 
-    // 4. Pipeline and schedule.
+// "a, b or c": the schedules that take more than one chunk per GPU.
+std::string chunkScheduleNames()
+{
+    std::string out;
+    int left = 0;
+    for (Schedule s : kAllSchedules)
+        left += usesChunks(s);
+    for (Schedule s : kAllSchedules) {
+        if (!usesChunks(s))
+            continue;
+        out += toString(s);
+        --left;
+        out += left > 1 ? ", " : left == 1 ? " or " : "";
+    }
+    return out;
+}
+
+// 4. Pipeline depth, chunks and the schedule's chunk rule.
+template <typename Report> bool checkPipeline(const Scenario& s, Report& report)
+{
+    const ModelSpec& m = s.model;
+    const ParallelPlan& p = s.parallel;
+    const ChunkRule rule = traitsOf(p.schedule).chunks;
     const std::int64_t chunks = mul(p.pp, p.virtual_stages);
     PL_RULE(chunks > m.layers, "pp_virtual_stages_within_layers",
             (Fields{"parallel.pp", "parallel.virtual_stages", "model.layers"}),
             "parallel.pp × parallel.virtual_stages = " + big(chunks) + " exceeds model.layers = " +
                 str(std::int64_t{m.layers}) + " (every model chunk needs a layer)");
-    PL_RULE(p.virtual_stages > 1 && !usesChunks(p.schedule), "virtual_stages_schedule",
+    PL_RULE(rule == ChunkRule::One && p.virtual_stages != 1, "virtual_stages_schedule",
             (Fields{"parallel.virtual_stages", "parallel.schedule"}),
             "parallel.virtual_stages = " + str(std::int64_t{p.virtual_stages}) +
-                " needs parallel.schedule interleaved-1f1b, zb-v or dualpipe-v (got " +
+                " needs parallel.schedule " + chunkScheduleNames() + " (got " +
                 std::string(toString(p.schedule)) + ")");
-    PL_RULE((p.schedule == Schedule::ZBV || p.schedule == Schedule::DualPipeV) &&
-                p.virtual_stages != 2,
-            "v_schedule_two_chunks", (Fields{"parallel.virtual_stages", "parallel.schedule"}),
+    PL_RULE(rule == ChunkRule::Two && p.virtual_stages != 2, "v_schedule_two_chunks",
+            (Fields{"parallel.virtual_stages", "parallel.schedule"}),
             "parallel.schedule " + std::string(toString(p.schedule)) +
                 " places two chunks per GPU (V shape): parallel.virtual_stages must be 2 (got " +
                 str(std::int64_t{p.virtual_stages}) + ")");
-    PL_RULE(usesChunks(p.schedule) && p.pp < 2 &&
-                (p.virtual_stages > 1 || p.schedule != Schedule::Interleaved1F1B),
+    PL_RULE(usesChunks(effectiveSchedule(p.schedule, p.virtual_stages)) && p.pp < 2,
             "schedule_needs_pipeline", (Fields{"parallel.pp", "parallel.schedule"}),
             "parallel.schedule " + std::string(toString(p.schedule)) +
                 " needs parallel.pp of at least 2");
-    {
-        // Explicit first/last stage sizes (Megatron's decoder_first/last_pipeline_num_layers):
-        // each set stage needs a layer per chunk, the stages left automatic need the same.
-        const std::int64_t v = p.virtual_stages;
-        const std::int64_t first = p.first_stage_layers, last = p.last_stage_layers;
-        const bool any = first > 0 || last > 0;
-        PL_RULE(
-            any && p.pp < 2, "stage_layers_need_pipeline",
+    return true;
+}
+
+// 4b. Explicit first/last stage sizes (Megatron's decoder_first/last_pipeline_num_layers):
+// each set stage needs a layer per chunk, the stages left automatic need the same.
+template <typename Report> bool checkStageLayers(const Scenario& s, Report& report)
+{
+    const ModelSpec& m = s.model;
+    const ParallelPlan& p = s.parallel;
+    const std::int64_t v = p.virtual_stages;
+    const std::int64_t first = p.first_stage_layers, last = p.last_stage_layers;
+    const bool any = first > 0 || last > 0;
+    PL_RULE(any && p.pp < 2, "stage_layers_need_pipeline",
             (Fields{"parallel.first_stage_layers", "parallel.last_stage_layers", "parallel.pp"}),
             "parallel.first_stage_layers / last_stage_layers need parallel.pp of at least 2");
-        if (any && p.pp >= 2) {
-            const std::int64_t fixed = first + last;
-            const std::int64_t auto_stages = p.pp - 2 + (first > 0 ? 0 : 1) + (last > 0 ? 0 : 1);
-            const bool too_small = (first > 0 && first < v) || (last > 0 && last < v);
-            const bool bad =
-                too_small || fixed > m.layers ||
-                (auto_stages == 0 ? fixed != m.layers : m.layers - fixed < mul(auto_stages, v));
-            PL_RULE(bad, "stage_layers_consistent",
-                    (Fields{"parallel.first_stage_layers", "parallel.last_stage_layers",
-                            "model.layers"}),
-                    "parallel.first_stage_layers = " + str(first) +
-                        " and parallel.last_stage_layers = " + str(last) +
-                        " do not fit model.layers = " + str(std::int64_t{m.layers}) +
-                        " over parallel.pp = " + str(std::int64_t{p.pp}) +
-                        " stages (every stage needs at least virtual_stages = " + str(v) +
-                        " layers; with pp = 2 and both set they must add up to the layers)");
-        }
-    }
+    if (!any || p.pp < 2)
+        return true;
+    const std::int64_t fixed = first + last;
+    const std::int64_t auto_stages = p.pp - 2 + (first > 0 ? 0 : 1) + (last > 0 ? 0 : 1);
+    const bool too_small = (first > 0 && first < v) || (last > 0 && last < v);
+    const bool bad =
+        too_small || fixed > m.layers ||
+        (auto_stages == 0 ? fixed != m.layers : m.layers - fixed < mul(auto_stages, v));
+    PL_RULE(bad, "stage_layers_consistent",
+            (Fields{"parallel.first_stage_layers", "parallel.last_stage_layers", "model.layers"}),
+            "parallel.first_stage_layers = " + str(first) + " and parallel.last_stage_layers = " +
+                str(last) + " do not fit model.layers = " + str(std::int64_t{m.layers}) +
+                " over parallel.pp = " + str(std::int64_t{p.pp}) +
+                " stages (every stage needs at least virtual_stages = " + str(v) +
+                " layers; with pp = 2 and both set they must add up to the layers)");
+    return true;
+}
 
-    // 5. Expert parallelism.
+// 5. Expert parallelism.
+template <typename Report> bool checkExperts(const Scenario& s, Report& report)
+{
+    const ModelSpec& m = s.model;
+    const ParallelPlan& p = s.parallel;
     PL_RULE(p.ep > 1 && !m.isMoe(), "ep_needs_moe", (Fields{"parallel.ep", "model.moe.experts"}),
             "parallel.ep = " + str(std::int64_t{p.ep}) +
                 " needs a mixture-of-experts model (model.moe.experts is 0)");
@@ -258,14 +315,20 @@ template <typename Report> void check(const Scenario& s, Report& report)
             "parallel.ep = " + str(std::int64_t{p.ep}) +
                 " must divide parallel.dp × parallel.cp = " + big(mul(p.dp, p.cp)) +
                 " (expert groups are carved out of data × context ranks)");
-
     // Megatron-LM's ModelParallelConfig raises for EP > 1 with TP > 1 and no sequence
     // parallelism (megatron/core/model_parallel_config.py).
-    PL_RULE(t.framework == Framework::Megatron && p.ep > 1 && p.tp > 1 && !p.sequence_parallel,
+    PL_RULE(s.training.framework == Framework::Megatron && p.ep > 1 && p.tp > 1 &&
+                !p.sequence_parallel,
             "ep_tp_needs_sp", (Fields{"parallel.sequence_parallel", "parallel.ep", "parallel.tp"}),
             "parallel.ep > 1 with parallel.tp > 1 needs parallel.sequence_parallel in Megatron-LM");
+    return true;
+}
 
-    // 6. GPUs.
+// 6. GPUs.
+template <typename Report> bool checkGpus(const Scenario& s, Report& report)
+{
+    const ClusterSpec& c = s.cluster;
+    const ParallelPlan& p = s.parallel;
     const std::int64_t product = mul(mul(p.tp, p.pp), mul(p.cp, p.dp));
     PL_RULE(product != s.gpus, "gpus_product",
             (Fields{"gpus", "parallel.tp", "parallel.pp", "parallel.cp", "parallel.dp"}),
@@ -281,8 +344,20 @@ template <typename Report> void check(const Scenario& s, Report& report)
             "hardware.scale_up_domain = " + str(std::int64_t{c.scale_up_domain}) +
                 " must divide or be a multiple of hardware.gpus_per_node = " +
                 str(std::int64_t{c.gpus_per_node}));
+    return true;
+}
 
-    // 7. Batch.
+// The stable id of the rule "too few micro-batches for this schedule".
+const char* microbatchRule(Schedule s)
+{
+    return s == Schedule::DualPipeV ? "dualpipe_microbatches" : "interleaved_microbatches";
+}
+
+// 7. Batch: whole micro-batches per replica, and as many as the schedule needs.
+template <typename Report> bool checkBatch(const Scenario& s, Report& report)
+{
+    const ParallelPlan& p = s.parallel;
+    const TrainingSettings& t = s.training;
     const std::int64_t per_step = mul(t.micro_batch, p.dp);
     const std::int64_t m_count = t.global_batch / per_step;
     PL_RULE(t.global_batch < per_step, "microbatches_at_least_one",
@@ -294,32 +369,43 @@ template <typename Report> void check(const Scenario& s, Report& report)
             (Fields{"training.global_batch", "training.micro_batch", "parallel.dp"}),
             "training.global_batch = " + str(std::int64_t{t.global_batch}) +
                 " must be a multiple of training.micro_batch × parallel.dp = " + str(per_step));
-    PL_RULE(m_count >= 1 && p.schedule == Schedule::Interleaved1F1B && p.virtual_stages > 1 &&
-                m_count < p.pp,
-            "interleaved_microbatches",
+    const Schedule runs = effectiveSchedule(p.schedule, p.virtual_stages);
+    const std::int64_t per_stage = traitsOf(runs).microbatches_per_stage;
+    const std::int64_t need = minMicrobatches(p.schedule, p.virtual_stages, p.pp);
+    PL_RULE(m_count >= 1 && m_count < need, microbatchRule(runs),
             (Fields{"training.global_batch", "parallel.pp", "parallel.schedule"}),
-            "interleaved-1f1b needs at least parallel.pp = " + str(std::int64_t{p.pp}) +
-                " micro-batches per pipeline, got " + str(m_count) +
+            std::string(toString(runs)) + " needs at least " +
+                (per_stage > 1 ? str(per_stage) + "·" : std::string()) +
+                "parallel.pp = " + str(need) + " micro-batches per pipeline, got " + str(m_count) +
                 " (training.global_batch / (micro_batch × dp))");
-    PL_RULE(m_count >= 1 && p.schedule == Schedule::DualPipeV && m_count < 2 * std::int64_t{p.pp},
-            "dualpipe_microbatches",
-            (Fields{"training.global_batch", "parallel.pp", "parallel.schedule"}),
-            "dualpipe-v needs at least 2·parallel.pp = " + str(2 * std::int64_t{p.pp}) +
-                " micro-batches per pipeline, got " + str(m_count) +
-                " (training.global_batch / (micro_batch × dp))");
+    return true;
+}
 
-    // 8. Sharding and precision.
+// 8. Sharding and precision.
+template <typename Report> bool checkSharding(const Scenario& s, Report& report)
+{
+    const ParallelPlan& p = s.parallel;
     PL_RULE(p.zero < 0 || p.zero > 3, "zero_stage", (Fields{"parallel.zero"}),
             "parallel.zero = " + str(std::int64_t{p.zero}) + " must be 0, 1, 2 or 3");
     PL_RULE(p.shard_group > 0 && p.dp % p.shard_group != 0, "shard_group_divides_dp",
             (Fields{"parallel.shard_group", "parallel.dp"}),
             "parallel.shard_group = " + str(std::int64_t{p.shard_group}) +
                 " must divide parallel.dp = " + str(std::int64_t{p.dp}));
-    PL_RULE(t.precision == Precision::FP8 && !(c.gpu.fp8_tflops > 0), "fp8_hardware",
-            (Fields{"training.precision", "hardware.gpu.fp8_tflops"}),
+    PL_RULE(s.training.precision == Precision::FP8 && !(s.cluster.gpu.fp8_tflops > 0),
+            "fp8_hardware", (Fields{"training.precision", "hardware.gpu.fp8_tflops"}),
             "training.precision fp8 needs FP8 tensor cores, but hardware.gpu.fp8_tflops is 0 (" +
-                c.gpu.name + ")");
+                s.cluster.gpu.name + ")");
+    return true;
+}
 #undef PL_RULE
+
+// Every rule, in a stable order. `report(rule, fields, message)` returns false to stop.
+template <typename Report> void check(const Scenario& s, Report& report)
+{
+    (void)(checkSizes(s, report) && checkModel(s.model, report) &&
+           checkTensorAndSequence(s, report) && checkPipeline(s, report) &&
+           checkStageLayers(s, report) && checkExperts(s, report) && checkGpus(s, report) &&
+           checkBatch(s, report) && checkSharding(s, report));
 }
 
 } // namespace

@@ -3,12 +3,12 @@
 # Fills seed corpora for the fuzz targets from the project's own files:
 #   fuzz/seeds.sh OUTDIR    -> OUTDIR/<target>/ (one folder per fuzz target)
 # Scenarios and presets from resources/, profiles from fuzz/seeds/, nccl-tests logs from
-# ../shared/nccl_logs (when present) plus small generated logs. Nothing is downloaded.
+# tests/data/nccl plus small generated logs, runs files and CSVs. Nothing is downloaded.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 mkdir -p "$out/fuzz_scenario" "$out/fuzz_preset" "$out/fuzz_profile" "$out/fuzz_nccl_log" \
-         "$out/fuzz_estimate"
+         "$out/fuzz_estimate" "$out/fuzz_runs" "$out/fuzz_iteration_csv"
 
 for f in "$src"/resources/examples/*.json; do
     cp "$f" "$out/fuzz_scenario/"
@@ -28,9 +28,6 @@ if [ -d "$src/tests/data" ]; then
     find "$src/tests/data" -name '*.paralens.json' -exec cp {} "$out/fuzz_scenario/" \;
     find "$src/tests/data" -name '*profile*.json' -exec cp {} "$out/fuzz_profile/" \;
     find "$src/tests/data" \( -name '*.txt' -o -name '*.log' \) -exec cp {} "$out/fuzz_nccl_log/" \;
-fi
-if [ -d "$src/../shared/nccl_logs" ]; then
-    for f in "$src"/../shared/nccl_logs/*.txt; do cp "$f" "$out/fuzz_nccl_log/"; done
 fi
 
 # Small generated nccl-tests logs: an all_reduce table with and without footer, srun prefixes.
@@ -57,3 +54,25 @@ gen() { # $1 ranks, $2 prefix
 gen 8 '' > "$out/fuzz_nccl_log/gen-allreduce-8.txt"
 gen 16 '0: ' > "$out/fuzz_nccl_log/gen-allreduce-16-srun.txt"
 gen 2 '' | head -n 12 > "$out/fuzz_nccl_log/gen-cut-off.txt"
+
+# Measured-runs files: an inline scenario per example, with each kind of measured figure.
+i=0
+for f in "$src"/resources/examples/*.paralens.json; do
+    i=$((i + 1))
+    { printf '{"runs": [{"name": "run %d", "scenario": ' "$i"; cat "$f"
+      printf ', "measured": {"step_seconds": 12.5, "tokens_per_second": 250000, '
+      printf '"tflops_per_gpu": 180, "flops_convention": "causal", "peak_memory_gib": 61.2, '
+      printf '"memory_kind": "reserved"}, "source": "seed", "notes": "generated"}]}\n'
+    } > "$out/fuzz_runs/example-$i.paralens-runs.json"
+done
+printf '%s\n' '{"runs": [' \
+    '{"name": "a", "scenario": {"gpus": 64}, "measured": {"mfu": 0.41, "flops_convention": "narayanan-eq3"}},' \
+    '{"name": "b", "scenario": {"gpus": 64, "parallel": {"tp": 8, "pp": 2}}, "measured": {"step_seconds": 3}}' \
+    ']}' > "$out/fuzz_runs/two-runs.paralens-runs.json"
+
+# Measured-iteration CSVs: both layouts, small.
+hdr='# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,tensor parallelism,data parallelism,pipeline parallelism,iteration time (ms)'
+printf '%s\n2,16,8,1024,16,24,1024,1,1,2,400.5\n8,32,4,1024,16,24,1024,2,2,2,250.25\n' "$hdr" \
+    > "$out/fuzz_iteration_csv/single.csv"
+printf 'Parameters (billion),%s\n3.6,64,512,8,3072,32,30,2048,1,64,1,3500.0\n' "$hdr" \
+    > "$out/fuzz_iteration_csv/multi.csv"

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// paralens-measure: shared types, error checks, exit codes and progress lines.
+// paralens-measure: shared types, error checks and progress lines; its exit codes are in
+// core/measure_exit_codes.h, where the app reads them too.
 #pragma once
+#include "core/measure_exit_codes.h"
+#include "core/units.h"
+
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -10,16 +14,6 @@
 #include <vector>
 
 namespace paralens::measure {
-
-/// Exit codes (documented in `paralens-measure --help` and measure/README.md).
-enum ExitCode
-{
-    ExitOk = 0,
-    ExitFailure = 1,  ///< a CUDA, NCCL or cuBLASLt call failed
-    ExitUsage = 2,    ///< bad command line or --scenario file
-    ExitNoDevice = 3, ///< "error: no CUDA device visible"
-    ExitTimeout = 4   ///< a collective hung past --timeout and was aborted; partial profile written
-};
 
 /// A failed CUDA/NCCL/cuBLASLt call.
 class MeasureError : public std::runtime_error
@@ -57,21 +51,21 @@ public:
 /// Options shared by the subcommands.
 struct Options
 {
-    double min_bytes = 32.0 * (1 << 20); ///< -b
-    double max_bytes = 1.0 * (1 << 30);  ///< -e
-    double factor = 2;                   ///< -f
-    int warmup = 5;                      ///< -w
-    int iters = 20;                      ///< -n
-    bool check = false;                  ///< -c
-    std::string dtype = "bf16";          ///< --dtype bf16|fp32
-    std::vector<std::string> ops;        ///< --ops, default all six
-    std::vector<int> group_sizes;        ///< --groups, default 2,4,8,... below the world size
-    double timeout_seconds = 60;         ///< --timeout, per collective size
-    std::string out;                     ///< --out PROFILE.json
-    std::string shapes;                  ///< --shapes "m,n,k[:label];..."
-    std::string scenario;                ///< --scenario FILE: GEMM shapes of its layers
-    bool fp8 = true;                     ///< --no-fp8 turns FP8 GEMMs off
-    double membw_bytes = 1.0 * (1 << 30);
+    double min_bytes = 32.0 * units::kMiB; ///< -b
+    double max_bytes = units::kGiB;        ///< -e
+    double factor = 2;                     ///< -f
+    int warmup = 5;                        ///< -w
+    int iters = 20;                        ///< -n
+    bool check = false;                    ///< -c
+    std::string dtype = "bf16";            ///< --dtype bf16|fp32
+    std::vector<std::string> ops;          ///< --ops, default all six
+    std::vector<int> group_sizes;          ///< --groups, default 2,4,8,... below the world size
+    double timeout_seconds = 60;           ///< --timeout, per collective size
+    std::string out;                       ///< --out PROFILE.json
+    std::string shapes;                    ///< --shapes "m,n,k[:label];..."
+    std::string scenario;                  ///< --scenario FILE: GEMM shapes of its layers
+    bool fp8 = true;                       ///< --no-fp8 turns FP8 GEMMs off
+    double membw_bytes = units::kGiB;
 };
 
 /// One JSON line on stderr for the GUI's progress bar. `fields` is a JSON fragment

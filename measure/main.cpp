@@ -86,11 +86,11 @@ double parseSize(const std::string& s)
     double v = std::stod(s, &used);
     const std::string suffix = s.substr(used);
     if (suffix == "K" || suffix == "k")
-        v *= 1024;
+        v *= units::kKiB;
     else if (suffix == "M" || suffix == "m")
-        v *= 1024 * 1024;
+        v *= units::kMiB;
     else if (suffix == "G" || suffix == "g")
-        v *= 1024.0 * 1024 * 1024;
+        v *= units::kGiB;
     else if (!suffix.empty())
         throw std::invalid_argument("bad size '" + s + "'");
     if (!(v >= 0))

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/calibrationview.h"
+#include "widgets/palette.h"
+#include "widgets/qt_text.h"
+#include "widgets/units.h"
 
 #include <QComboBox>
-#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QToolTip>
-#include <QVBoxLayout>
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -15,13 +16,6 @@
 
 namespace paralens {
 namespace {
-
-// Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision
-// deficiency. Blue is too dark on a dark background, so sky blue replaces it there.
-const QColor kBlue{0x00, 0x72, 0xB2};
-const QColor kSkyBlue{0x56, 0xB4, 0xE9};
-const QColor kVermillion{0xD5, 0x5E, 0x00};
-const QColor kGreen{0x00, 0x9E, 0x73};
 
 /// Log ticks in powers of two, labelled in binary byte units.
 class ByteTicker : public QCPAxisTickerLog
@@ -37,16 +31,15 @@ public:
 protected:
     QString getTickLabel(double tick, const QLocale&, QChar, int) override
     {
-        return formatBytes(tick);
+        return units::sizeBytes(tick);
     }
 };
 
 QString curveLabel(const CollectiveCurve& c)
 {
-    QString s = QString::fromStdString(std::string(toString(c.collective))) +
-                QStringLiteral(" · %1 GPUs").arg(c.ranks);
-    s += c.span == Span::ScaleUp ? QStringLiteral(" · intra-node")
-                                 : QStringLiteral(" · inter-node (%1 nodes)").arg(c.nodes);
+    QString s = qText(toString(c.collective)) + CalibrationView::tr(" · %1 GPUs").arg(c.ranks);
+    s += c.span == Span::ScaleUp ? CalibrationView::tr(" · intra-node")
+                                 : CalibrationView::tr(" · inter-node (%1 nodes)").arg(c.nodes);
     if (!c.dtype.empty())
         s += QStringLiteral(" · ") + QString::fromStdString(c.dtype);
     // Two tables of one log can measure the same group (e.g. NCCL_ALGO variants): name the
@@ -64,22 +57,7 @@ QVector<double> vec(const std::vector<double>& v)
 
 } // namespace
 
-QString formatBytes(double bytes)
-{
-    static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int u = 0;
-    double v = bytes;
-    while (std::abs(v) >= 1024 && u < 5) {
-        v /= 1024;
-        ++u;
-    }
-    const bool whole = std::abs(v - std::round(v)) < 1e-9;
-    return QStringLiteral("%1 %2").arg(whole ? QString::number(std::round(v), 'f', 0)
-                                             : QString::number(v, 'g', 3),
-                                       QLatin1String(kUnits[u]));
-}
-
-CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
+CalibrationView::CalibrationView(QWidget* parent) : ChartView(parent)
 {
     setObjectName(QStringLiteral("calibrationView"));
     m_curveCombo = new QComboBox(this);
@@ -94,20 +72,19 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
     m_fitLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     // One plot, two axis rects: bandwidth above, residuals below, left edges aligned.
-    m_plot = new QCustomPlot(this);
-    m_plot->setObjectName(QStringLiteral("calibrationPlot"));
-    m_plot->setAccessibleName(tr("Bus bandwidth against message size, and fit residuals"));
-    m_plot->setBackground(Qt::transparent);
-    m_plot->setAttribute(Qt::WA_OpaquePaintEvent, false);
-    m_plot->setMinimumHeight(340);
-    m_plot->setMouseTracking(true);
-    connect(m_plot, &QCustomPlot::mouseMove, this, &CalibrationView::hover);
+    QCustomPlot* p = plot();
+    p->setObjectName(QStringLiteral("calibrationPlot"));
+    p->setAccessibleName(tr("Bus bandwidth against message size, and fit residuals"));
+    p->setAttribute(Qt::WA_OpaquePaintEvent, false);
+    p->setMinimumHeight(340);
+    p->setMouseTracking(true);
+    connect(p, &QCustomPlot::mouseMove, this, &CalibrationView::hover);
 
-    QCPAxisRect* top = m_plot->axisRect();
-    m_residualRect = new QCPAxisRect(m_plot);
-    m_plot->plotLayout()->addElement(1, 0, m_residualRect);
-    m_plot->plotLayout()->setRowStretchFactors({3, 1});
-    auto* group = new QCPMarginGroup(m_plot);
+    QCPAxisRect* top = p->axisRect();
+    m_residualRect = new QCPAxisRect(p);
+    p->plotLayout()->addElement(1, 0, m_residualRect);
+    p->plotLayout()->setRowStretchFactors({3, 1});
+    auto* group = new QCPMarginGroup(p);
     top->setMarginGroup(QCP::msLeft | QCP::msRight, group);
     m_residualRect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
     for (auto* rect : {top, m_residualRect}) {
@@ -127,32 +104,26 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
     ry->setLabel(tr("time: fit − measured (%)"));
     ry->ticker()->setTickCount(4);
 
-    m_datasheet = m_plot->addGraph();
+    m_datasheet = p->addGraph();
     m_datasheet->setName(tr("datasheet model (before calibration)"));
-    m_fitted = m_plot->addGraph();
+    m_fitted = p->addGraph();
     m_fitted->setName(tr("fitted α-β (after calibration)"));
-    m_measured = m_plot->addGraph();
+    m_measured = p->addGraph();
     m_measured->setName(tr("measured"));
     m_measured->setLineStyle(QCPGraph::lsNone);
-    m_residuals = m_plot->addGraph(m_residualRect->axis(QCPAxis::atBottom), ry);
+    m_residuals = p->addGraph(m_residualRect->axis(QCPAxis::atBottom), ry);
     m_residuals->setName(tr("residual"));
     m_residuals->setLineStyle(QCPGraph::lsNone);
     m_residuals->removeFromLegend();
-    m_zeroLine = new QCPItemStraightLine(m_plot);
+    m_zeroLine = new QCPItemStraightLine(p);
     m_zeroLine->setClipAxisRect(m_residualRect);
     for (auto* pos : {m_zeroLine->point1, m_zeroLine->point2})
         pos->setAxes(m_residualRect->axis(QCPAxis::atBottom), ry);
     m_zeroLine->point1->setCoords(1, 0);
     m_zeroLine->point2->setCoords(2, 0);
     m_zeroLine->setSelectable(false);
-    m_plot->legend->setVisible(true);
+    p->legend->setVisible(true);
     top->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
-    m_emptyText = new QCPItemText(m_plot);
-    m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
-    m_emptyText->position->setAxisRect(top);
-    m_emptyText->position->setCoords(0.5, 0.4);
-    m_emptyText->setText(
-        tr("No calibration profile.\nImport an nccl-tests log or load a profile."));
 
     // The residual panel shares the size axis with the bandwidth plot.
     connect(top->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
@@ -164,10 +135,7 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_curveCombo);
     bar->addSpacing(12);
     bar->addWidget(m_fitLabel, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(bar);
-    layout->addWidget(m_plot, 1);
+    layoutBox()->insertLayout(0, bar);
 
     connect(m_curveCombo, &QComboBox::currentIndexChanged, this, [this](int row) {
         const int index = row < 0 ? -1 : m_curveCombo->itemData(row).toInt();
@@ -182,6 +150,11 @@ CalibrationView::CalibrationView(QWidget* parent) : QWidget(parent)
 }
 
 CalibrationView::~CalibrationView() = default;
+
+QString CalibrationView::chartTitle() const
+{
+    return tr("Calibration: bus bandwidth and fit residuals");
+}
 
 void CalibrationView::setProfile(const CalibrationProfile& profile)
 {
@@ -279,13 +252,14 @@ void CalibrationView::rebuild()
             g->addToLegend();
         else
             g->removeFromLegend();
-    m_emptyText->setVisible(!have);
-    m_plot->legend->setVisible(have);
-    if (!have)
-        m_emptyText->setText(curveCount() == 0 && m_profile.gemm.empty()
-                                 ? tr("No calibration profile.\nImport an nccl-tests log or "
-                                      "load a profile.")
-                                 : tr("This profile has no collective measurements."));
+    plot()->legend->setVisible(have);
+    if (have)
+        markValid();
+    else
+        showMessage(curveCount() == 0 && m_profile.gemm.empty()
+                        ? tr("No calibration profile.\nImport an nccl-tests log or load a "
+                             "profile.")
+                        : tr("This profile has no collective measurements."));
 
     if (have) {
         const auto& c = m_profile.collectives[size_t(m_current)];
@@ -329,16 +303,16 @@ void CalibrationView::rebuild()
     take(m_chart.model_size_bytes, m_chart.datasheet_busbw_gbps);
     take(m_chart.model_size_bytes, m_chart.fitted_busbw_gbps);
     if (first) {
-        xlo = 1024, xhi = 1 << 30, ylo = 1, yhi = 1000;
+        xlo = units::kKiB, xhi = units::kGiB, ylo = 1, yhi = 1000;
     }
-    m_plot->xAxis->setRange(xlo / 1.4, xhi * 1.4);
-    m_plot->yAxis->setRange(ylo / 1.2, yhi * 1.25);
+    plot()->xAxis->setRange(xlo / 1.4, xhi * 1.4);
+    plot()->yAxis->setRange(ylo / 1.2, yhi * 1.25);
     double r = 1.0;
     for (double v : m_chart.residual_pct)
         r = std::max(r, std::abs(v));
     m_residualRect->axis(QCPAxis::atLeft)->setRange(-1.25 * r, 1.25 * r);
-    m_residualRect->axis(QCPAxis::atBottom)->setRange(m_plot->xAxis->range());
-    m_plot->replot();
+    m_residualRect->axis(QCPAxis::atBottom)->setRange(plot()->xAxis->range());
+    plot()->replot();
 }
 
 void CalibrationView::applyColors()
@@ -346,11 +320,11 @@ void CalibrationView::applyColors()
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::WindowText);
     const QColor window = pal.color(QPalette::Window);
-    const bool dark = window.lightness() < 128;
-    const QColor measured = dark ? kSkyBlue : kBlue;
+    // Okabe-Ito blue is too dark on a dark background: sky blue replaces it there.
+    const QColor measured(palette::isDark(pal) ? palette::kSkyBlue : palette::kBlue);
     QColor grid = text;
     grid.setAlpha(40);
-    for (auto* rect : {m_plot->axisRect(), m_residualRect}) {
+    for (auto* rect : {plot()->axisRect(), m_residualRect}) {
         for (auto* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
             axis->setBasePen(QPen(text));
             axis->setTickPen(QPen(text));
@@ -361,38 +335,37 @@ void CalibrationView::applyColors()
             axis->grid()->setZeroLinePen(Qt::NoPen);
         }
     }
-    m_plot->legend->setBrush(window);
-    m_plot->legend->setBorderPen(QPen(grid));
-    m_plot->legend->setTextColor(text);
-    m_emptyText->setColor(text);
+    // The plot sits on the panel's window colour, not on the base colour of the other charts.
+    plot()->setBackground(Qt::transparent);
+    plot()->legend->setBrush(window);
+    plot()->legend->setBorderPen(QPen(grid));
+    plot()->legend->setTextColor(text);
 
     QColor fill = measured;
     fill.setAlpha(70);
     m_measured->setPen(QPen(measured, 1.5));
     m_measured->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(measured, 1.5), QBrush(fill), 8));
-    m_fitted->setPen(QPen(kVermillion, 2));
-    m_datasheet->setPen(QPen(kGreen, 2, Qt::DashLine));
+    m_fitted->setPen(QPen(QColor(palette::kVermillion), 2));
+    m_datasheet->setPen(QPen(QColor(palette::kBluishGreen), 2, Qt::DashLine));
     m_residuals->setPen(QPen(measured, 1.5));
     m_residuals->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(measured, 1.5), QBrush(fill), 8));
-    m_zeroLine->setPen(QPen(kVermillion, 1.5));
-    m_plot->replot();
+    m_zeroLine->setPen(QPen(QColor(palette::kVermillion), 1.5));
 }
 
-void CalibrationView::changeEvent(QEvent* event)
+void CalibrationView::clearData()
 {
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        applyColors();
+    for (QCPGraph* g : {m_measured, m_datasheet, m_fitted, m_residuals})
+        g->data()->clear();
 }
 
 int CalibrationView::nearestPoint(const QPointF& pos) const
 {
     const bool residual = m_residualRect->rect().contains(pos.toPoint());
     const auto& ys = residual ? m_chart.residual_pct : m_chart.measured_busbw_gbps;
-    const QCPAxis* xa = residual ? m_residualRect->axis(QCPAxis::atBottom) : m_plot->xAxis;
-    const QCPAxis* ya = residual ? m_residualRect->axis(QCPAxis::atLeft) : m_plot->yAxis;
+    const QCPAxis* xa = residual ? m_residualRect->axis(QCPAxis::atBottom) : plot()->xAxis;
+    const QCPAxis* ya = residual ? m_residualRect->axis(QCPAxis::atLeft) : plot()->yAxis;
     int best = -1;
     double bestD = 14.0 * 14.0; // pixels²: close enough to mean that point
     for (size_t i = 0; i < m_chart.size_bytes.size() && i < ys.size(); ++i) {
@@ -413,7 +386,7 @@ QString CalibrationView::pointToolTip(int i) const
         return {};
     const size_t k = size_t(i);
     QString s = QStringLiteral("<b>%1</b> (%2 B)<br>")
-                    .arg(formatBytes(m_chart.size_bytes[k]))
+                    .arg(units::sizeBytes(m_chart.size_bytes[k]))
                     .arg(m_chart.size_bytes[k], 0, 'f', 0);
     s += tr("measured: %1 GB/s, %2 µs")
              .arg(m_chart.measured_busbw_gbps[k], 0, 'f', 2)
@@ -434,7 +407,7 @@ void CalibrationView::hover(QMouseEvent* event)
         QToolTip::hideText();
         return;
     }
-    QToolTip::showText(event->globalPosition().toPoint(), pointToolTip(i), m_plot);
+    QToolTip::showText(event->globalPosition().toPoint(), pointToolTip(i), plot());
 }
 
 } // namespace paralens

@@ -3,16 +3,14 @@
 #include "core/calibration.h"
 #include "core/calibration_chart.h"
 #include "core/cluster_spec.h"
+#include "widgets/chartview.h"
 
-#include <QWidget>
 #include <optional>
 
 class QComboBox;
 class QLabel;
-class QCustomPlot;
 class QCPAxisRect;
 class QCPGraph;
-class QCPItemText;
 class QCPItemStraightLine;
 class QMouseEvent;
 
@@ -22,13 +20,17 @@ namespace paralens {
 /// of a calibration profile (picked in a combo: collective, group size, span, dtype), with the
 /// measured points, the datasheet model before calibration (from a ClusterSpec) and the fitted
 /// curve after it, and the fit's residuals in % below. Every number comes from core
-/// (calibrationChart()); the view only draws and formats.
-class CalibrationView : public QWidget
+/// (calibrationChart()); the view only draws and formats. A chart view like the explorer's:
+/// palette recolouring, export, and a message in place of data when there is no curve.
+class CalibrationView : public ChartView
 {
     Q_OBJECT
 public:
     explicit CalibrationView(QWidget* parent = nullptr);
     ~CalibrationView() override;
+
+    QString chartId() const override { return QStringLiteral("calibration"); }
+    QString chartTitle() const override;
 
     /// Shows `profile`'s curves; keeps the selected curve when the new profile has it.
     void setProfile(const CalibrationProfile& profile);
@@ -48,8 +50,7 @@ public:
     /// The text of the hover tooltip for measured point `i` of the current curve.
     QString pointToolTip(int i) const;
 
-    /// One QCustomPlot: the bandwidth axis rect (axisRect(0)) above the residual one.
-    QCustomPlot* plot() const { return m_plot; }
+    /// plot() has two axis rects: the bandwidth one (axisRect(0)) above the residual one.
     QCPAxisRect* residualAxisRect() const { return m_residualRect; }
     QCPGraph* measuredGraph() const { return m_measured; }
     QCPGraph* datasheetGraph() const { return m_datasheet; }
@@ -60,12 +61,12 @@ signals:
     void currentCurveChanged(int index);
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void clearData() override;
+    void applyColors() override;
 
 private:
     void rebuildCombo();
     void rebuild();
-    void applyColors();
     void hover(QMouseEvent* event);
     int nearestPoint(const QPointF& pos) const;
 
@@ -76,17 +77,12 @@ private:
 
     QComboBox* m_curveCombo = nullptr;
     QLabel* m_fitLabel = nullptr;
-    QCustomPlot* m_plot = nullptr;
     QCPAxisRect* m_residualRect = nullptr;
     QCPGraph* m_measured = nullptr;
     QCPGraph* m_datasheet = nullptr;
     QCPGraph* m_fitted = nullptr;
     QCPGraph* m_residuals = nullptr;
     QCPItemStraightLine* m_zeroLine = nullptr;
-    QCPItemText* m_emptyText = nullptr;
 };
-
-/// "1 KiB", "32 MiB", "16 GiB" (binary units, as nccl-tests sizes are powers of two).
-QString formatBytes(double bytes);
 
 } // namespace paralens

@@ -92,11 +92,20 @@ void ChartView::markValid()
     m_message->setVisible(false);
 }
 
+void ChartView::showMessage(const QString& text)
+{
+    m_invalidReason.clear();
+    m_message->setText(text);
+    m_message->setColor(palette().color(QPalette::Text));
+    m_message->setVisible(true);
+}
+
 void ChartView::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::PaletteChange) {
         palette::applyToPlot(m_plot, palette());
-        m_message->setColor(palette::warning(palette()));
+        m_message->setColor(isInvalid() ? palette::warning(palette())
+                                        : palette().color(QPalette::Text));
         applyColors();
         m_plot->replot();
     }

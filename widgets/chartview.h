@@ -8,8 +8,9 @@ class QVBoxLayout;
 
 namespace paralens {
 
-/// Common frame of every chart: a QCustomPlot, a message shown instead of data when the plan
-/// is invalid, palette-driven recolouring and an "Export…" context menu.
+/// Common frame of every chart (the explorer's views, the search and the calibration charts):
+/// a QCustomPlot, a message shown instead of data when the plan is invalid or there is nothing
+/// to draw, palette-driven recolouring and an "Export…" context menu.
 class ChartView : public QWidget
 {
     Q_OBJECT
@@ -42,6 +43,9 @@ protected:
     void setUpTitleAndLegend();
     /// Call from subclasses after new data: hides the invalid message.
     void markValid();
+    /// Shows `text` in place of data in the text colour: an empty view, not an error (no
+    /// data is cleared, nothing is replotted). markValid() hides it.
+    void showMessage(const QString& text);
 
     void changeEvent(QEvent* event) override;
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/controlpanel.h"
+#include "core/plan_options.h"
 #include "core/presets.h"
 #include "widgets/palette.h"
+#include "widgets/qt_text.h"
 #include "widgets/snapslider.h"
 
 #include <QCheckBox>
@@ -15,51 +17,17 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <numeric>
 
 namespace paralens {
 namespace {
-
-/// Divisors of n that are <= limit, ascending (n <= 0 gives {1}).
-std::vector<int> divisors(long long n, long long limit)
-{
-    std::vector<int> out;
-    if (n <= 0)
-        return {1};
-    for (long long d = 1; d * d <= n; ++d) {
-        if (n % d != 0)
-            continue;
-        if (d <= limit)
-            out.push_back(static_cast<int>(d));
-        if (n / d != d && n / d <= limit)
-            out.push_back(static_cast<int>(n / d));
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-/// Keeps the values v for which `keep(v)` holds; 1 always stays.
-template <typename F> std::vector<int> filtered(std::vector<int> v, F keep)
-{
-    v.erase(std::remove_if(v.begin(), v.end(), [&](int x) { return x != 1 && !keep(x); }), v.end());
-    if (v.empty() || v.front() != 1)
-        v.insert(v.begin(), 1);
-    return v;
-}
-
-bool usesVirtualStages(Schedule s)
-{
-    return s == Schedule::Interleaved1F1B || s == Schedule::ZBV || s == Schedule::DualPipeV;
-}
 
 /// DP that makes tp·pp·cp·dp = gpus, or the old DP when no integer DP does (validation then
 /// names the rule).
 int derivedDp(const Scenario& s)
 {
-    const long long mp = 1LL * s.parallel.tp * s.parallel.pp * s.parallel.cp;
-    if (mp > 0 && s.gpus % mp == 0 && s.gpus / mp > 0)
-        return static_cast<int>(s.gpus / mp);
-    return s.parallel.dp;
+    const std::int64_t dp =
+        gpusLeft(s.gpus, std::int64_t{s.parallel.tp} * s.parallel.pp * s.parallel.cp);
+    return dp > 0 ? static_cast<int>(dp) : s.parallel.dp;
 }
 
 QComboBox* enumBox(QWidget* parent, const QStringList& items, const QString& tip)
@@ -80,8 +48,6 @@ QSpinBox* spinBox(QWidget* parent, int min, int max, const QString& tip)
     return box;
 }
 
-const Schedule kSchedules[] = {Schedule::GPipe, Schedule::OneF1B, Schedule::Interleaved1F1B,
-                               Schedule::ZBH1,  Schedule::ZBV,    Schedule::DualPipeV};
 const Recompute kRecomputes[] = {Recompute::None, Recompute::Selective, Recompute::Full};
 
 } // namespace
@@ -181,8 +147,8 @@ void ControlPanel::build()
     // Pipeline schedule.
     auto [pipeGroup, pipeForm] = addGroup(tr("Pipeline"));
     QStringList scheduleNames;
-    for (Schedule sc : kSchedules)
-        scheduleNames << QString::fromLatin1(toString(sc).data(), toString(sc).size());
+    for (Schedule sc : kAllSchedules)
+        scheduleNames << qText(toString(sc));
     m_schedule = enumBox(pipeGroup, scheduleNames,
                          tr("Order of forward/backward passes per stage; sets the bubble and the "
                             "activations in flight"));
@@ -257,11 +223,7 @@ void ControlPanel::build()
     });
     connect(m_schedule, &QComboBox::activated, this, [this](int i) {
         Scenario s = m_scenario;
-        s.parallel.schedule = kSchedules[i];
-        if (!usesVirtualStages(s.parallel.schedule))
-            s.parallel.virtual_stages = 1;
-        else if (s.parallel.schedule != Schedule::Interleaved1F1B || s.parallel.virtual_stages < 2)
-            s.parallel.virtual_stages = 2;
+        s.parallel = withSchedule(s.parallel, kAllSchedules[std::size_t(i)]);
         commit(s, QStringLiteral("parallel.schedule"));
     });
     connect(m_virtualStages, &QSpinBox::valueChanged, this, [this](int v) {
@@ -306,17 +268,20 @@ void ControlPanel::build()
     });
 }
 
-void ControlPanel::commit(Scenario s, const QString& field, int mergeKey)
+void ControlPanel::commit(const Scenario& s, const QString& field, int mergeKey)
 {
-    setScenario(s);
-    emit edited(m_scenario, field, mergeKey);
+    emit edited(s, field, mergeKey);
 }
 
 void ControlPanel::setScenario(const Scenario& s)
 {
     m_scenario = s;
     refreshValues();
-    m_errors = validate(m_scenario);
+}
+
+void ControlPanel::setErrors(const std::vector<ValidationError>& errors)
+{
+    m_errors = errors;
     showValidation();
 }
 
@@ -324,9 +289,11 @@ void ControlPanel::refreshValues()
 {
     const Scenario& s = m_scenario;
     const ParallelPlan& p = s.parallel;
+    // Showing a scenario is no edit: no control may report it back.
     const QSignalBlocker b1(m_model), b2(m_hardware), b3(m_gpus), b4(m_schedule),
         b5(m_virtualStages), b6(m_zero), b7(m_recompute), b8(m_sequenceParallel), b9(m_precision),
-        b10(m_microBatch), b11(m_globalBatch), b12(m_seqLen);
+        b10(m_microBatch), b11(m_globalBatch), b12(m_seqLen), b13(m_sliders[Tp]),
+        b14(m_sliders[Pp]), b15(m_sliders[Dp]), b16(m_sliders[Ep]), b17(m_sliders[Cp]);
 
     auto selectId = [](QComboBox* box, const std::string& id, const std::string& name) {
         const QString qid = QString::fromStdString(id);
@@ -345,40 +312,24 @@ void ControlPanel::refreshValues()
     selectId(m_hardware, s.hardware_id, s.cluster.name);
     m_gpus->setValue(s.gpus);
 
-    const long long gpus = s.gpus;
-    const int kvHeads = s.model.kv_heads > 0 ? s.model.kv_heads : s.model.heads;
-    const int headGcd = std::gcd(std::max(1, s.model.heads), std::max(1, kvHeads));
-    const long long domain = std::max(1, s.cluster.scale_up_domain);
-    auto keepsDpIntegral = [gpus](long long mp) { return mp > 0 && gpus % mp == 0; };
+    const PlanDegrees degrees = planDegrees(s);
+    m_sliders[Tp]->setValues(degrees.tp, p.tp);
+    m_sliders[Pp]->setValues(degrees.pp, p.pp);
+    m_sliders[Cp]->setValues(degrees.cp, p.cp);
+    m_sliders[Dp]->setValues(degrees.dp, p.dp);
+    m_sliders[Ep]->setValues(degrees.ep, p.ep);
 
-    m_sliders[Tp]->setValues(
-        filtered(divisors(headGcd, domain),
-                 [&](int t) { return keepsDpIntegral(1LL * t * p.pp * p.cp); }),
-        p.tp);
-    const int maxPp = std::max(1, s.model.layers / std::max(1, p.virtual_stages));
-    const long long ppSpace = keepsDpIntegral(1LL * p.tp * p.cp) ? gpus / (1LL * p.tp * p.cp) : 1;
-    m_sliders[Pp]->setValues(divisors(ppSpace, maxPp), p.pp);
-    const long long cpSpace = keepsDpIntegral(1LL * p.tp * p.pp) ? gpus / (1LL * p.tp * p.pp) : 1;
-    m_sliders[Cp]->setValues(
-        filtered(divisors(cpSpace, 64), [&](int c) { return s.training.seq_len % (2 * c) == 0; }),
-        p.cp);
-    const long long sequencesPerMicro =
-        s.training.micro_batch > 0 ? s.training.global_batch / s.training.micro_batch : 1;
-    m_sliders[Dp]->setValues(divisors(sequencesPerMicro, 1 << 20), p.dp);
-    m_sliders[Ep]->setValues(s.model.isMoe()
-                                 ? filtered(divisors(s.model.moe.experts, s.model.moe.experts),
-                                            [&](int e) { return (1LL * p.dp * p.cp) % e == 0; })
-                                 : std::vector<int>{1},
-                             p.ep);
-
-    const auto sched = std::find(std::begin(kSchedules), std::end(kSchedules), p.schedule);
-    m_schedule->setCurrentIndex(static_cast<int>(sched - std::begin(kSchedules)));
+    const auto sched = std::find(kAllSchedules.begin(), kAllSchedules.end(), p.schedule);
+    m_schedule->setCurrentIndex(static_cast<int>(sched - kAllSchedules.begin()));
+    // The spin box spans the schedule's valid v (and the plan's own, so a broken v can be
+    // stepped back); it is live only when there is a choice or a v to fix.
+    const std::vector<int>& vs = degrees.virtual_stages;
+    const bool validV = std::find(vs.begin(), vs.end(), p.virtual_stages) != vs.end();
+    m_virtualStages->setRange(
+        vs.empty() ? p.virtual_stages : std::min(vs.front(), p.virtual_stages),
+        vs.empty() ? p.virtual_stages : std::max(vs.back(), p.virtual_stages));
     m_virtualStages->setValue(p.virtual_stages);
-    // Interleaved 1F1B takes any chunk count; the V schedules always place two.
-    m_virtualStages->setEnabled(p.schedule == Schedule::Interleaved1F1B ||
-                                (p.virtual_stages != 2 && usesVirtualStages(p.schedule)));
-    m_virtualStages->setMaximum(
-        std::max(p.virtual_stages, std::max(1, s.model.layers / std::max(1, p.pp))));
+    m_virtualStages->setEnabled(vs.size() > 1 || (!vs.empty() && !validV));
     m_zero->setCurrentIndex(std::clamp(p.zero, 0, 3));
     const auto rc = std::find(std::begin(kRecomputes), std::end(kRecomputes), s.training.recompute);
     m_recompute->setCurrentIndex(static_cast<int>(rc - std::begin(kRecomputes)));

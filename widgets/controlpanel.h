@@ -22,7 +22,12 @@ class SnapSlider;
 
 /// The scenario controls: model, hardware, GPUs, parallel degrees, schedule, memory savers
 /// and batch. Sliders snap to values that keep the plan runnable; a broken rule is shown
-/// inline with its named message. Every user edit is reported with the whole new Scenario.
+/// inline with its named message.
+///
+/// One direction: a user edit only emits edited() with the whole new Scenario; the panel
+/// shows it when the document hands it back through setScenario(), like every other view,
+/// and shows the validation errors the document's evaluation carries (setErrors()). The
+/// panel never validates on its own.
 class ControlPanel : public QWidget
 {
     Q_OBJECT
@@ -38,10 +43,12 @@ public:
     };
     explicit ControlPanel(const PresetLibrary& presets, QWidget* parent = nullptr);
 
-    /// Shows `s` without emitting edited().
+    /// Shows `s` without emitting edited(); the errors shown stay until setErrors().
     void setScenario(const Scenario& s);
     const Scenario& scenario() const { return m_scenario; }
 
+    /// Marks the controls named by `errors` and lists them in the banner (empty: hidden).
+    void setErrors(const std::vector<ValidationError>& errors);
     /// The validation errors currently shown (empty when the plan can run).
     const std::vector<ValidationError>& errors() const { return m_errors; }
     /// The text of the inline banner ("" when hidden).
@@ -53,8 +60,9 @@ public:
     QSpinBox* gpusBox() const { return m_gpus; }
 
 signals:
-    /// The user changed `field` (a JSON path such as "parallel.tp"); `mergeKey` > 0 while one
-    /// slider drag lasts, so the document can fold the drag into one undo step.
+    /// The user asks for `scenario`, changed in `field` (a JSON path such as "parallel.tp");
+    /// `mergeKey` > 0 while one slider drag lasts, so the document can fold the drag into one
+    /// undo step. The panel still shows the old scenario until setScenario().
     void edited(const paralens::Scenario& scenario, const QString& field, int mergeKey);
 
 protected:
@@ -62,7 +70,7 @@ protected:
 
 private:
     void build();
-    void commit(Scenario s, const QString& field, int mergeKey = 0);
+    void commit(const Scenario& s, const QString& field, int mergeKey = 0);
     void refreshValues();
     void showValidation();
     QWidget* widgetForField(const std::string& field) const;

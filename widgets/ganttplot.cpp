@@ -28,21 +28,20 @@ GanttPlottable::GanttPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis)
 
 QColor GanttPlottable::kindColor(OpKind kind)
 {
-    // Narayanan et al. draw forwards blue and backwards green; Qi et al. add W in a third hue.
     switch (kind) {
     case OpKind::F:
-        return QColor(0x3b, 0x7d, 0xd8);
+        return QColor(palette::kForward);
     case OpKind::B:
-        return QColor(0x2e, 0xa0, 0x5a);
+        return QColor(palette::kBackward);
     case OpKind::W:
-        return QColor(0xe6, 0x9f, 0x00);
+        return QColor(palette::kWeightGradient);
     }
     return Qt::gray;
 }
 
 QColor GanttPlottable::commColor()
 {
-    return QColor(0xcc, 0x45, 0x7a);
+    return QColor(palette::kCommunication);
 }
 
 QColor GanttPlottable::opColor(const PipelineOp& op)

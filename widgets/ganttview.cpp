@@ -2,6 +2,7 @@
 #include "widgets/ganttview.h"
 #include "widgets/ganttplot.h"
 #include "widgets/palette.h"
+#include "widgets/qt_text.h"
 #include "widgets/units.h"
 
 #include <QCheckBox>
@@ -19,7 +20,7 @@ namespace {
 
 QString scheduleName(Schedule s)
 {
-    return QString::fromLatin1(toString(s).data(), static_cast<qsizetype>(toString(s).size()));
+    return qText(toString(s));
 }
 
 QCPAxisRect* makeRect(QCustomPlot* plot, QCPMarginGroup* group)
@@ -490,7 +491,8 @@ QString GanttView::tooltipAt(int row, double ms) const
     const PipelineSchedule& s = m_timeline->schedule;
     const PipelineOp& o = s.ops[*op];
     const OpTiming& t = m_timeline->result.timing[*op];
-    static const char* kNames[] = {"forward", "backward", "weight gradient"};
+    static const char* kNames[] = {QT_TR_NOOP("forward"), QT_TR_NOOP("backward"),
+                                   QT_TR_NOOP("weight gradient")};
     const bool split = s.split_backward;
     const QString kind = o.kind == OpKind::B && !split ? tr("backward (input + weight)")
                                                        : tr(kNames[static_cast<int>(o.kind)]);

@@ -40,7 +40,7 @@ int colorSlot(MemoryView::Part part)
     return kSlots[part];
 }
 
-// The formula behind each segment, in the notation of MODEL_NOTES.md. Numbers come from core;
+// The formula behind each segment, in the notation of docs/formulas.md. Numbers come from core;
 // this only names the terms the core used for these settings.
 QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
 {
@@ -69,7 +69,7 @@ QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
             .arg(p.zero >= 1 ? zero : QString())
             .arg(p.offload_optimizer ? QObject::tr(", offloaded to host") : QString());
     case MemoryView::Activations: {
-        // Names the terms of MODEL_NOTES §3.2/3.3 the core sums for these settings.
+        // Names the terms of docs/formulas.md §3.2/3.3 the core sums for these settings.
         const QString perLayer =
             s.training.recompute == Recompute::Full
                 ? QObject::tr("layer inputs 2·s·b·h%1 (+ one layer rebuilt in backward)")

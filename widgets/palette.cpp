@@ -7,9 +7,8 @@
 
 namespace paralens::palette {
 namespace {
-// Okabe & Ito (2008), "Color Universal Design"; black swapped for a neutral grey.
-constexpr std::array<QRgb, 8> kOkabeIto{0xE69F00, 0x56B4E9, 0x009E73, 0xF0E442,
-                                        0x0072B2, 0xD55E00, 0xCC79A7, 0x999999};
+constexpr std::array<QRgb, 8> kOkabeIto{kOrange, kSkyBlue,    kBluishGreen,   kYellow,
+                                        kBlue,   kVermillion, kReddishPurple, kGrey};
 } // namespace
 
 QColor categorical(int index)
@@ -41,13 +40,13 @@ bool isDark(const QPalette& p)
 
 QColor warning(const QPalette& p)
 {
-    const QColor c(0xD55E00);
+    const QColor c(kVermillion);
     return isDark(p) ? c.lighter(130) : c;
 }
 
 QColor ok(const QPalette& p)
 {
-    const QColor c(0x009E73);
+    const QColor c(kBluishGreen);
     return isDark(p) ? c.lighter(130) : c;
 }
 

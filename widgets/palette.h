@@ -7,6 +7,23 @@ class QCustomPlot;
 
 namespace paralens::palette {
 
+// Okabe & Ito (2008), "Color Universal Design": the categorical set, colour-blind safe.
+inline constexpr QRgb kOrange = 0xE69F00;
+inline constexpr QRgb kSkyBlue = 0x56B4E9;
+inline constexpr QRgb kBluishGreen = 0x009E73;
+inline constexpr QRgb kYellow = 0xF0E442;
+inline constexpr QRgb kBlue = 0x0072B2;
+inline constexpr QRgb kVermillion = 0xD55E00;
+inline constexpr QRgb kReddishPurple = 0xCC79A7;
+inline constexpr QRgb kGrey = 0x999999; ///< stands in for Okabe-Ito black on dark themes
+
+// Pipeline op kinds in the Gantt chart: Narayanan et al. (2021) draw forwards blue and
+// backwards green; Qi et al. (2024, zero bubble) add the weight-gradient pass in a third hue.
+inline constexpr QRgb kForward = 0x3B7DD8;
+inline constexpr QRgb kBackward = 0x2EA05A;
+inline constexpr QRgb kWeightGradient = kOrange;
+inline constexpr QRgb kCommunication = 0xCC457A;
+
 /// Okabe–Ito categorical colours (colour-blind safe), black replaced by grey so they read on
 /// light and dark backgrounds. Index wraps after 8.
 QColor categorical(int index);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/searchview.h"
 #include "core/error.h"
+#include "core/units.h"
+#include "widgets/palette.h"
+#include "widgets/qt_text.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -13,7 +16,6 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <qcustomplot.h>
 
@@ -22,39 +24,52 @@
 namespace paralens {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
 constexpr int kSortRole = Qt::UserRole;
 constexpr int kPlanRole = Qt::UserRole + 1;
 
-// Categorical colours (Tableau 10), readable on light and dark backgrounds.
-const QColor kColours[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0xe15759), QColor(0x76b7b2),
-                           QColor(0x59a14f), QColor(0xedc948), QColor(0xb07aa1), QColor(0xff9da7),
-                           QColor(0x9c755f), QColor(0xbab0ac)};
-
+// Marked for lupdate here, translated where the header is filled in.
 struct Column
 {
     const char* title;
     const char* tip;
 };
 const Column kColumns[] = {
-    {"#", "rank by tokens/s"},
-    {"tokens/s", "training throughput"},
-    {"MFU", "model FLOPs utilisation of the dense peak"},
-    {"peak GiB", "peak memory per GPU over the pipeline stages"},
-    {"step s", "seconds per optimizer step"},
-    {"TP", "tensor parallel"},
-    {"PP", "pipeline parallel"},
-    {"DP", "data parallel"},
-    {"CP", "context parallel"},
-    {"EP", "expert parallel"},
-    {"schedule", "pipeline schedule"},
-    {"v", "virtual stages (model chunks per GPU)"},
-    {"mb", "micro-batch size (sequences)"},
-    {"ZeRO", "ZeRO stage (1 = distributed optimizer, 3 = FSDP)"},
-    {"shard", "ZeRO shard group (all = the whole DP group)"},
-    {"recompute", "activation recomputation"},
-    {"SP", "sequence parallel"},
-    {"offload", "optimizer offload to the host"},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "#"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "rank by tokens/s")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "tokens/s"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "training throughput")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "MFU"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "model FLOPs utilisation of the dense peak")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "peak GiB"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "peak memory per GPU over the pipeline stages")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "step s"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "seconds per optimizer step")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "TP"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "tensor parallel")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "PP"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "pipeline parallel")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "DP"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "data parallel")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "CP"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "context parallel")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "EP"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "expert parallel")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "schedule"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "pipeline schedule")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "v"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "virtual stages (model chunks per GPU)")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "mb"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "micro-batch size (sequences)")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "ZeRO"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "ZeRO stage (1 = distributed optimizer, 3 = FSDP)")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "shard"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "ZeRO shard group (all = the whole DP group)")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "recompute"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "activation recomputation")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "SP"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "sequence parallel")},
+    {QT_TRANSLATE_NOOP("paralens::SearchView", "offload"),
+     QT_TRANSLATE_NOOP("paralens::SearchView", "optimizer offload to the host")},
 };
 
 QStandardItem* cell(const QString& text, double sortValue)
@@ -74,41 +89,37 @@ QStandardItem* textCell(const QString& text)
     return item;
 }
 
-QString name(std::string_view s)
-{
-    return QString::fromLatin1(s.data(), qsizetype(s.size()));
-}
-
 /// The colour dimension's value of a plan: a sort key and a legend label.
 std::pair<double, QString> dimension(const SearchPlan& p, SearchView::ColourBy c)
 {
     const ParallelPlan& pl = p.parallel;
     switch (c) {
     case SearchView::ColourBy::TP:
-        return {pl.tp, QString("TP %1").arg(pl.tp)};
+        return {pl.tp, SearchView::tr("TP %1").arg(pl.tp)};
     case SearchView::ColourBy::PP:
-        return {pl.pp, QString("PP %1").arg(pl.pp)};
+        return {pl.pp, SearchView::tr("PP %1").arg(pl.pp)};
     case SearchView::ColourBy::DP:
-        return {pl.dp, QString("DP %1").arg(pl.dp)};
+        return {pl.dp, SearchView::tr("DP %1").arg(pl.dp)};
     case SearchView::ColourBy::CP:
-        return {pl.cp, QString("CP %1").arg(pl.cp)};
+        return {pl.cp, SearchView::tr("CP %1").arg(pl.cp)};
     case SearchView::ColourBy::EP:
-        return {pl.ep, QString("EP %1").arg(pl.ep)};
+        return {pl.ep, SearchView::tr("EP %1").arg(pl.ep)};
     case SearchView::ColourBy::Schedule:
-        return {double(pl.schedule), name(toString(pl.schedule))};
+        return {double(pl.schedule), qText(toString(pl.schedule))};
     case SearchView::ColourBy::Zero:
-        return {pl.zero, QString("ZeRO %1").arg(pl.zero)};
+        return {pl.zero, SearchView::tr("ZeRO %1").arg(pl.zero)};
     case SearchView::ColourBy::Recompute:
-        return {double(p.training.recompute), name(toString(p.training.recompute))};
+        return {double(p.training.recompute), qText(toString(p.training.recompute))};
     case SearchView::ColourBy::MicroBatch:
-        return {p.training.micro_batch, QString("mb %1").arg(p.training.micro_batch)};
+        return {p.training.micro_batch, SearchView::tr("mb %1").arg(p.training.micro_batch)};
     }
     return {0, QString()};
 }
 
 } // namespace
 
-SearchView::SearchView(QWidget* parent) : QWidget(parent)
+SearchView::SearchView(QWidget* parent)
+    : ChartView(parent), m_job(this, [this](Outcome out) { onFinished(out); })
 {
     m_start = new QPushButton(tr("Search"), this);
     m_start->setAccessibleName(tr("Start the configuration search"));
@@ -122,21 +133,18 @@ SearchView::SearchView(QWidget* parent) : QWidget(parent)
     m_status = new QLabel(tr("Search every valid plan for this model, cluster and batch."), this);
     m_colour = new QComboBox(this);
     m_colour->setAccessibleName(tr("Colour plans by"));
-    for (const char* c :
-         {"TP", "PP", "DP", "CP", "EP", "schedule", "ZeRO stage", "recompute", "micro-batch"})
-        m_colour->addItem(tr("Colour by %1").arg(QString::fromLatin1(c)));
+    for (const char* c : {QT_TR_NOOP("TP"), QT_TR_NOOP("PP"), QT_TR_NOOP("DP"), QT_TR_NOOP("CP"),
+                          QT_TR_NOOP("EP"), QT_TR_NOOP("schedule"), QT_TR_NOOP("ZeRO stage"),
+                          QT_TR_NOOP("recompute"), QT_TR_NOOP("micro-batch")})
+        m_colour->addItem(tr("Colour by %1").arg(tr(c)));
 
-    m_plot = new QCustomPlot(this);
-    m_plot->setAccessibleName(tr("Plans: tokens per second against peak memory per GPU"));
-    m_plot->setMinimumHeight(260);
-    m_plot->xAxis->setLabel(tr("peak memory per GPU (GiB)"));
-    m_plot->yAxis->setLabel(tr("tokens/s"));
-    m_plot->legend->setVisible(true);
-    // The legend sits right of the axes so that it never hides plans.
-    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-    m_plot->plotLayout()->addElement(0, 1, m_plot->legend);
-    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
-    m_plot->legend->setMaximumSize(QSize(200, QWIDGETSIZE_MAX));
+    QCustomPlot* p = plot();
+    p->setMinimumHeight(260);
+    p->xAxis->setLabel(tr("peak memory per GPU (GiB)"));
+    p->yAxis->setLabel(tr("tokens/s"));
+    setUpTitleAndLegend(); // the legend right of the axes, so that it never hides plans
+    p->setAccessibleDescription(tr("Plans: tokens per second against peak memory per GPU"));
+    p->legend->setMaximumSize(QSize(200, QWIDGETSIZE_MAX));
 
     m_model = new QStandardItemModel(this);
     QStringList headers;
@@ -162,27 +170,30 @@ SearchView::SearchView(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_stop);
     bar->addWidget(m_progress, 1);
     bar->addWidget(m_colour);
+    // The chart frame's plot shares a splitter with the table.
+    QVBoxLayout* layout = layoutBox();
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->removeWidget(p);
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_plot);
+    split->addWidget(p);
     split->addWidget(m_table);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(m_status);
     layout->addWidget(split, 1);
 
     connect(m_start, &QPushButton::clicked, this, &SearchView::start);
     connect(m_stop, &QPushButton::clicked, this, &SearchView::cancel);
-    connect(m_colour, &QComboBox::currentIndexChanged, this, &SearchView::replot);
+    connect(m_colour, &QComboBox::currentIndexChanged, this, &SearchView::drawPlans);
     connect(m_table, &QTableView::clicked, this, &SearchView::rowClicked);
-    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &SearchView::onFinished);
 }
 
-SearchView::~SearchView()
+SearchView::~SearchView() = default;
+
+QString SearchView::chartTitle() const
 {
-    m_cancel = true;
-    m_watcher.waitForFinished();
+    return tr("Searched plans");
 }
 
 void SearchView::setSpace(const SearchSpace& space)
@@ -197,14 +208,13 @@ void SearchView::setColourBy(ColourBy c)
 
 bool SearchView::isRunning() const
 {
-    return m_watcher.isRunning();
+    return m_job.isBusy();
 }
 
 void SearchView::start()
 {
     if (isRunning())
         return;
-    m_cancel = false;
     m_error.clear();
     m_start->setEnabled(false);
     m_stop->setEnabled(true);
@@ -215,44 +225,41 @@ void SearchView::start()
     options.top_k = m_topK;
     options.sample = m_sample;
     options.threads = m_threads;
-    options.cancel = &m_cancel;
-    // Called on the searching thread: hand the figures to the GUI thread, never touch widgets.
-    options.progress = [this](double fraction, std::uint64_t evaluated) {
-        QMetaObject::invokeMethod(
-            this, [this, fraction, evaluated] { onProgress(fraction, quint64(evaluated)); },
-            Qt::QueuedConnection);
-        return true;
-    };
     const SearchSpace space = m_space;
-    m_watcher.setFuture(QtConcurrent::run([space, options]() {
+    m_job.start([this, space, options](const JobTicket& ticket) {
+        SearchOptions run = options;
+        run.cancel = ticket.stop;
+        // Called on the searching thread: hand the figures to the GUI thread, never touch
+        // widgets.
+        run.progress = [this, gen = ticket.generation](double fraction, std::uint64_t evaluated) {
+            m_job.post(gen, [this, fraction, evaluated] { onProgress(fraction, evaluated); });
+            return true;
+        };
         Outcome out;
         try {
-            out.result = search(space, options);
+            out.result = search(space, run);
         } catch (const InputError& e) {
             out.error = QString::fromStdString(e.what());
         }
         return out;
-    }));
+    });
 }
 
 void SearchView::cancel()
 {
-    m_cancel = true;
+    m_job.cancel();
 }
 
 void SearchView::onProgress(double fraction, quint64 evaluated)
 {
-    if (!isRunning())
-        return;
     m_progress->setValue(int(fraction * 1000));
     m_status->setText(tr("Searching… %1 plans evaluated (%2 %)")
                           .arg(QLocale().toString(evaluated))
                           .arg(fraction * 100, 0, 'f', 0));
 }
 
-void SearchView::onFinished()
+void SearchView::onFinished(const Outcome& out)
 {
-    const Outcome out = m_watcher.result();
     m_result = out.result;
     m_error = out.error;
     m_start->setEnabled(true);
@@ -275,7 +282,12 @@ void SearchView::onFinished()
         m_status->setText(text);
     }
     fillTable();
-    replot();
+    if (m_error.isEmpty()) {
+        markValid();
+        drawPlans();
+    } else {
+        setInvalid(m_error);
+    }
     emit finished();
 }
 
@@ -291,18 +303,18 @@ void SearchView::fillTable()
         rank->setData(i, kPlanRole);
         row << rank << cell(QLocale().toString(p.tokens_per_second, 'f', 0), p.tokens_per_second)
             << cell(QString::number(100 * p.mfu, 'f', 1) + " %", p.mfu)
-            << cell(QString::number(p.peak_bytes / kGiB, 'f', 1), p.peak_bytes)
+            << cell(QString::number(p.peak_bytes / units::kGiB, 'f', 1), p.peak_bytes)
             << cell(QString::number(p.step_seconds, 'f', 3), p.step_seconds)
             << cell(QString::number(pl.tp), pl.tp) << cell(QString::number(pl.pp), pl.pp)
             << cell(QString::number(pl.dp), pl.dp) << cell(QString::number(pl.cp), pl.cp)
-            << cell(QString::number(pl.ep), pl.ep) << textCell(name(toString(pl.schedule)))
+            << cell(QString::number(pl.ep), pl.ep) << textCell(qText(toString(pl.schedule)))
             << cell(QString::number(pl.virtual_stages), pl.virtual_stages)
             << cell(QString::number(p.training.micro_batch), p.training.micro_batch)
             << cell(QString::number(pl.zero), pl.zero)
             << (pl.zero > 0 && pl.shard_group > 0
                     ? cell(QString::number(pl.shard_group), pl.shard_group)
                     : cell(tr("all"), pl.dp))
-            << textCell(name(toString(p.training.recompute)))
+            << textCell(qText(toString(p.training.recompute)))
             << textCell(pl.sequence_parallel ? tr("on") : tr("off"))
             << textCell(pl.offload_optimizer ? tr("on") : tr("off"));
         m_model->appendRow(row);
@@ -310,10 +322,27 @@ void SearchView::fillTable()
     m_table->resizeColumnsToContents();
 }
 
-void SearchView::replot()
+void SearchView::clearData()
 {
-    m_plot->clearGraphs();
-    m_plot->clearItems();
+    plot()->clearGraphs();
+    if (m_capacityLine) {
+        plot()->removeItem(m_capacityLine);
+        m_capacityLine = nullptr;
+    }
+}
+
+void SearchView::applyColors()
+{
+    if (!isInvalid())
+        drawPlans(); // the front and the capacity line take the palette's text colours
+}
+
+void SearchView::drawPlans()
+{
+    if (!m_colour)
+        return; // a palette change while the base class is being built
+    clearData();
+    QCustomPlot* p = plot();
     const auto by = ColourBy(std::max(0, m_colour->currentIndex()));
     struct Series
     {
@@ -321,50 +350,51 @@ void SearchView::replot()
         QVector<double> x, y;
     };
     std::map<double, Series> groups;
-    auto add = [&](const SearchPlan& p) {
-        const auto [key, label] = dimension(p, by);
+    auto add = [&](const SearchPlan& plan) {
+        const auto [key, label] = dimension(plan, by);
         Series& s = groups[key];
         s.label = label;
-        s.x << p.peak_bytes / kGiB;
-        s.y << p.tokens_per_second;
+        s.x << plan.peak_bytes / units::kGiB;
+        s.y << plan.tokens_per_second;
     };
-    for (const SearchPlan& p : m_result.sample)
-        add(p);
-    for (const SearchPlan& p : m_result.results)
-        add(p);
+    for (const SearchPlan& plan : m_result.sample)
+        add(plan);
+    for (const SearchPlan& plan : m_result.results)
+        add(plan);
     int i = 0;
+    const int count = static_cast<int>(groups.size());
     for (auto& [key, s] : groups) {
-        QCPGraph* g = m_plot->addGraph();
+        QCPGraph* g = p->addGraph();
         g->setName(s.label);
         g->setLineStyle(QCPGraph::lsNone);
-        const QColor c = kColours[i++ % int(std::size(kColours))];
+        const QColor c = palette::group(i++, count);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 4));
         g->setData(s.x, s.y);
     }
     if (!m_result.pareto.empty()) {
         QVector<double> x, y;
-        for (const SearchPlan& p : m_result.pareto) {
-            x << p.peak_bytes / kGiB;
-            y << p.tokens_per_second;
+        for (const SearchPlan& plan : m_result.pareto) {
+            x << plan.peak_bytes / units::kGiB;
+            y << plan.tokens_per_second;
         }
-        QCPGraph* front = m_plot->addGraph();
+        QCPGraph* front = p->addGraph();
         front->setName(tr("Pareto front"));
         front->setPen(QPen(palette().color(QPalette::WindowText), 1.5));
         front->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
         front->setData(x, y, true);
     }
     const double capacity = m_space.base.cluster.gpu.memory_gib;
-    if (capacity > 0 && m_plot->graphCount() > 0) {
-        auto* line = new QCPItemStraightLine(m_plot);
-        line->point1->setCoords(capacity, 0);
-        line->point2->setCoords(capacity, 1);
-        line->setPen(QPen(palette().color(QPalette::Mid), 1, Qt::DashLine));
+    if (capacity > 0 && p->graphCount() > 0) {
+        m_capacityLine = new QCPItemStraightLine(p);
+        m_capacityLine->point1->setCoords(capacity, 0);
+        m_capacityLine->point2->setCoords(capacity, 1);
+        m_capacityLine->setPen(QPen(palette().color(QPalette::Mid), 1, Qt::DashLine));
     }
-    m_plot->rescaleAxes();
+    p->rescaleAxes();
     if (capacity > 0)
-        m_plot->xAxis->setRange(0, capacity * 1.05);
-    m_plot->yAxis->setRange(0, m_plot->yAxis->range().upper * 1.05);
-    m_plot->replot();
+        p->xAxis->setRange(0, capacity * 1.05);
+    p->yAxis->setRange(0, p->yAxis->range().upper * 1.05);
+    p->replot();
 }
 
 void SearchView::rowClicked(const QModelIndex& index)

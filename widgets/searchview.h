@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 #include "core/search.h"
-
-#include <QFutureWatcher>
-#include <QWidget>
-
-#include <atomic>
+#include "widgets/backgroundjob.h"
+#include "widgets/chartview.h"
 
 class QComboBox;
-class QCustomPlot;
+class QCPItemStraightLine;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -18,12 +15,13 @@ class QTableView;
 
 namespace paralens {
 
-/// The configuration search view (issue 7): a Search / Cancel pair with a progress bar, a
-/// scatter of plans (tokens/s against peak memory per GPU, coloured by a dimension picked in a
-/// combo) with the Pareto front drawn as a line, and a sortable table of the top plans.
-/// The search runs off the GUI thread (QtConcurrent); progress is marshalled back with
-/// QMetaObject::invokeMethod. Clicking a table row emits planChosen().
-class SearchView : public QWidget
+/// The configuration search view (docs/search.md): a Search / Cancel pair with a progress bar, a scatter of
+/// plans (tokens/s against peak memory per GPU, coloured by a dimension picked in a combo) with
+/// the Pareto front drawn as a line, and a sortable table of the top plans. The search runs as
+/// a BackgroundJob (Cancel sets the flag the core polls); progress comes back on the GUI
+/// thread. A problem that cannot be searched greys the chart with its reason, like a plan
+/// that cannot run in the explorer's charts. Clicking a table row emits planChosen().
+class SearchView : public ChartView
 {
     Q_OBJECT
 public:
@@ -44,6 +42,9 @@ public:
     explicit SearchView(QWidget* parent = nullptr);
     /// Cancels a running search and waits for it (milliseconds).
     ~SearchView() override;
+
+    QString chartId() const override { return QStringLiteral("search"); }
+    QString chartTitle() const override;
 
     /// The problem to search (model, cluster, gpus, global batch, seq_len, pins). Does not start.
     void setSpace(const SearchSpace& space);
@@ -67,13 +68,16 @@ public:
     QString errorText() const { return m_error; }
 
     QTableView* table() const { return m_table; }
-    QCustomPlot* plot() const { return m_plot; }
 
 signals:
     /// The user clicked a row: the full scenario of that plan, ready to load into the explorer.
     void planChosen(const paralens::Scenario& scenario);
     /// A search ended (complete, cancelled or failed); result() / errorText() hold the outcome.
     void finished();
+
+protected:
+    void clearData() override;
+    void applyColors() override;
 
 private:
     struct Outcome
@@ -82,9 +86,9 @@ private:
         QString error;
     };
     void onProgress(double fraction, quint64 evaluated);
-    void onFinished();
+    void onFinished(const Outcome& out);
     void fillTable();
-    void replot();
+    void drawPlans();
     void rowClicked(const QModelIndex& index);
 
     SearchSpace m_space;
@@ -93,18 +97,17 @@ private:
     int m_topK = 100;
     int m_sample = 3000;
     unsigned m_threads = 0;
-    std::atomic<bool> m_cancel{false};
-    QFutureWatcher<Outcome> m_watcher;
 
     QPushButton* m_start = nullptr;
     QPushButton* m_stop = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     QComboBox* m_colour = nullptr;
-    QCustomPlot* m_plot = nullptr;
+    QCPItemStraightLine* m_capacityLine = nullptr;
     QStandardItemModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
     QTableView* m_table = nullptr;
+    BackgroundJob<Outcome> m_job; // last: destroyed (cancelled and waited for) first
 };
 
 } // namespace paralens

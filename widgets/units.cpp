@@ -14,11 +14,26 @@ QString bytes(double b)
     const double a = std::abs(b);
     if (a >= kGiB)
         return QStringLiteral("%1 GiB").arg(b / kGiB, 0, 'f', 1);
-    if (a >= 1024.0 * 1024.0)
-        return QStringLiteral("%1 MiB").arg(b / (1024.0 * 1024.0), 0, 'f', 1);
-    if (a >= 1024.0)
-        return QStringLiteral("%1 KiB").arg(b / 1024.0, 0, 'f', 1);
+    if (a >= kMiB)
+        return QStringLiteral("%1 MiB").arg(b / kMiB, 0, 'f', 1);
+    if (a >= kKiB)
+        return QStringLiteral("%1 KiB").arg(b / kKiB, 0, 'f', 1);
     return QStringLiteral("%1 B").arg(b, 0, 'f', 0);
+}
+
+QString sizeBytes(double b)
+{
+    static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    double v = b;
+    while (std::abs(v) >= kKiB && u < 5) {
+        v /= kKiB;
+        ++u;
+    }
+    const bool whole = std::abs(v - std::round(v)) < 1e-9;
+    return QStringLiteral("%1 %2").arg(whole ? QString::number(std::round(v), 'f', 0)
+                                             : QString::number(v, 'g', 3),
+                                       QLatin1String(kUnits[u]));
 }
 
 QString exactBytes(double b)

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+// The byte, time and count strings the views show, formatted in one place.
+#include "core/units.h"
+
 #include <QString>
 
 namespace paralens::units {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 /// "78.3 GiB", "512.0 MiB": one decimal, binary prefixes.
 QString bytes(double b);
+/// "1 KiB", "32 MiB", "1.5 GiB": whole numbers bare, else three significant digits; for
+/// power-of-two sizes such as nccl-tests message sizes.
+QString sizeBytes(double b);
 /// Exact byte count with thousands separators: "84,021,927,936 B".
 QString exactBytes(double b);
 /// "12.4 s", "873 ms", "41.2 µs": three significant digits.

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// CalibrationPanel: importing nccl-tests logs (a hand-written one always, the shared real logs
-// where present), errors that keep the previous profile, save/load, and paralens-measure: the
+// CalibrationPanel: importing nccl-tests logs (a hand-written one and the fixtures in
+// tests/data/nccl), errors that keep the previous profile, save/load, and paralens-measure: the
 // no-GPU explanation, progress from its JSON lines, and Cancel (with a stand-in script).
-#include "../plot_data.h"
 #include "app/calibrationpanel.h"
+#include "calibration_checks.h"
 #include "core/calibration.h"
 #include "core/nccl_log.h"
 #include "widgets/calibrationview.h"
 
 #include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -21,6 +22,8 @@
 #include <cmath>
 
 using namespace paralens;
+using paralens::testplot::keys;
+using paralens::testplot::values;
 
 namespace {
 
@@ -76,56 +79,6 @@ QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& t
     return path;
 }
 
-using paralens::testplot::keys;
-using paralens::testplot::values;
-
-bool closeTo(double a, double b)
-{
-    return std::abs(a - b) <= 0.005 * std::abs(b) + 0.01;
-}
-
-/// Shows the view's current curve against the log: same sizes, busbw within the log's rounding,
-/// fitted curve and residuals from core's fit of that curve.
-void checkCurve(CalibrationPanel& panel, const std::vector<std::pair<double, double>>& rows)
-{
-    CalibrationView* v = panel.view();
-    const auto& curve = panel.profile().collectives[size_t(v->currentCurve())];
-    const auto k = keys(v->measuredGraph());
-    const auto b = values(v->measuredGraph());
-    QCOMPARE(k.size(), qsizetype(rows.size()));
-    for (size_t i = 0; i < rows.size(); ++i) {
-        QCOMPARE(k[qsizetype(i)], rows[i].first);
-        QVERIFY2(closeTo(b[qsizetype(i)], rows[i].second),
-                 qPrintable(QString("size %1: view %2, log %3")
-                                .arg(rows[i].first)
-                                .arg(b[qsizetype(i)])
-                                .arg(rows[i].second)));
-    }
-    // The residual panel shows core's residuals, point by point.
-    const AlphaBetaFit fit = fitAlphaBeta(curve.collective, curve.ranks, curve.points);
-    QVERIFY(fit.valid);
-    QCOMPARE(values(v->residualGraph()),
-             QVector<double>(fit.residual_pct.begin(), fit.residual_pct.end()));
-    QCOMPARE(keys(v->residualGraph()), k);
-    // The fitted curve: core's α and B_bus; its plateau (S → ∞) is B_bus.
-    const double f = busFactor(curve.collective, curve.ranks) > 0
-                         ? busFactor(curve.collective, curve.ranks)
-                         : 1.0;
-    const auto fk = keys(v->fittedGraph());
-    const auto fv = values(v->fittedGraph());
-    QVERIFY(!fk.isEmpty());
-    QCOMPARE(fk.front(), rows.front().first);
-    QCOMPARE(fk.back(), rows.back().first);
-    for (qsizetype i = 0; i < fk.size(); ++i) {
-        const double t = fit.alpha_seconds + fk[i] * f / (fit.busbw_gbps * 1e9);
-        QVERIFY(std::abs(fv[i] - fk[i] * f / t / 1e9) <= 1e-9 * fv[i]);
-        QVERIFY(fv[i] <= fit.busbw_gbps * (1 + 1e-12));
-    }
-    QVERIFY(panel.findChild<QLabel*>("calibrationFitLabel")
-                ->text()
-                .contains(QString::number(fit.busbw_gbps, 'f', 1)));
-}
-
 } // namespace
 
 class TestCalibrationPanel : public QObject
@@ -158,7 +111,7 @@ private slots:
         std::vector<std::pair<double, double>> rows;
         for (int i = 0; i < 5; ++i)
             rows.emplace_back(kHandSizes[i], kHandBusbw[i]);
-        checkCurve(panel, rows);
+        testcalib::checkCurve(panel, rows);
         // The fit recovers the α and B_bus the times were made with (rounding to 0.01 µs).
         const auto& fit = panel.profile().collectives[0].fit;
         QVERIFY2(std::abs(fit.busbw_gbps - 100) < 0.1, qPrintable(QString::number(fit.busbw_gbps)));
@@ -170,43 +123,24 @@ private slots:
                  qPrintable(summary->text()));
     }
 
-    void realLogs_data()
+    void fixtureLogs_data()
     {
         QTest::addColumn<QString>("path");
-        const QDir dir(QStringLiteral(PARALENS_SHARED_DIR "/nccl_logs"));
+        const QDir dir(QStringLiteral(PARALENS_SOURCE_DIR "/tests/data/nccl"));
         const auto files = dir.entryList({"*.txt"}, QDir::Files, QDir::Name);
-        if (files.isEmpty())
-            QTest::newRow("absent") << QString();
+        QVERIFY(files.size() >= 3);
         for (const auto& f : files)
             QTest::newRow(qPrintable(f)) << dir.filePath(f);
     }
-    void realLogs()
+    void fixtureLogs()
     {
         QFETCH(QString, path);
-        if (path.isEmpty())
-            QSKIP("../shared/nccl_logs is absent (only present where the project is developed)");
         CalibrationPanel panel;
-        QVERIFY2(panel.importFiles({path}), qPrintable(panel.errorText()));
-        // The oracle: the log's tables as the reader gives them, printed busbw column.
-        const auto log = readNcclLog(path.toStdString());
-        std::vector<const NcclTable*> used;
-        for (const auto& t : log.tables)
-            if (t.collective && t.ranks > 0)
-                used.push_back(&t);
-        QCOMPARE(panel.view()->curveCount(), int(used.size()));
-        for (int c = 0; c < panel.view()->curveCount(); ++c) {
-            panel.view()->setCurrentCurve(c);
-            QCOMPARE(panel.view()->currentCurve(), c);
-            std::vector<std::pair<double, double>> rows;
-            for (const auto& r : used[size_t(c)]->rows)
-                if (r.size_bytes > 0 && r.out_of_place.time_seconds > 0)
-                    rows.emplace_back(r.size_bytes, r.out_of_place.busbw_gbps);
-            checkCurve(panel, rows);
-        }
-        // Published figures (README of the logs): the largest all_reduce point of log 05.
-        if (path.contains("05_h100_8gpu")) {
+        testcalib::checkLogInPanel(panel, path);
+        // The fixture's largest all_reduce point (tests/data/nccl/README.md).
+        if (path.endsWith("h100_1node_8gpu_five_collectives.txt")) {
             panel.view()->setCurrentCurve(0);
-            QVERIFY(closeTo(values(panel.view()->measuredGraph()).back(), 482.27));
+            QVERIFY(testcalib::closeTo(values(panel.view()->measuredGraph()).back(), 452.90));
         }
     }
 
@@ -356,31 +290,34 @@ exit 0
 
     void screenshot()
     {
-        const QString dir = qEnvironmentVariable("PARALENS_SHOTS");
+        // The panel renders in every state it can be in (empty, five curves, dark palette,
+        // an error) and each grab writes an image; PARALENS_SHOTS=DIR keeps them for a look.
+        QString dir = qEnvironmentVariable("PARALENS_SHOTS");
         if (dir.isEmpty())
-            QSKIP("set PARALENS_SHOTS=DIR to write screenshots of the panel");
+            dir = m_dir.path();
         CalibrationPanel panel;
+        const auto shot = [&](const QString& name) {
+            const QString path = dir + "/" + name;
+            QVERIFY2(panel.grab().save(path), qPrintable(path));
+            QVERIFY(!QImage(path).isNull());
+        };
         panel.resize(1100, 760);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        QVERIFY(panel.grab().save(dir + "/calibration-panel-empty.png"));
+        shot("calibration-panel-empty.png");
         ClusterSpec h100;
         h100.name = "h100";
         h100.scale_up_gbps = 450;
         h100.scale_out_gbps = 50;
         panel.setCluster(h100);
-        const QString log = QStringLiteral(
-            PARALENS_SHARED_DIR
-            "/nccl_logs/"
-            "05_h100_8gpu_1node_allreduce_allgather_reducescatter_alltoall_sendrecv_xxrjun.txt");
-        QVERIFY(
-            panel.importFiles({QFile::exists(log) ? log : write(m_dir, "hand4.log", kHandLog)}));
+        QVERIFY(panel.importFiles({QStringLiteral(
+            PARALENS_SOURCE_DIR "/tests/data/nccl/h100_1node_8gpu_five_collectives.txt")}));
         panel.resize(1100, 760);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        QVERIFY(panel.grab().save(dir + "/calibration-panel.png"));
+        shot("calibration-panel.png");
         panel.view()->setCurrentCurve(3);
-        QVERIFY(panel.grab().save(dir + "/calibration-panel-curve3.png"));
+        shot("calibration-panel-curve3.png");
         QPalette dark;
         dark.setColor(QPalette::Window, QColor(35, 35, 38));
         dark.setColor(QPalette::WindowText, QColor(225, 225, 225));
@@ -389,9 +326,9 @@ exit 0
         dark.setColor(QPalette::Button, QColor(50, 50, 55));
         dark.setColor(QPalette::ButtonText, QColor(225, 225, 225));
         panel.setPalette(dark);
-        QVERIFY(panel.grab().save(dir + "/calibration-panel-dark.png"));
+        shot("calibration-panel-dark.png");
         QVERIFY(!panel.importFiles({write(m_dir, "bad2.log", kBadLog)}));
-        QVERIFY(panel.grab().save(dir + "/calibration-panel-error.png"));
+        shot("calibration-panel-error.png");
     }
 };
 

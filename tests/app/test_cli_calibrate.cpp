@@ -1,31 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `paralens calibrate` end to end: runs the built executable.
+#include "cli_runner.h"
 #include "core/calibration.h"
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 using namespace paralens;
 
 namespace {
-
-struct Run
-{
-    int code = -1;
-    QString out, err;
-};
-
-Run runParalens(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(PARALENS_EXE), args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 
 const char* kLog =
     "# Collective test starting: sendrecv_perf\n"
@@ -56,7 +41,7 @@ private slots:
         f.write(kLog);
         f.close();
         const QString out = dir.filePath("p.json");
-        const auto r = runParalens({"calibrate", log, "--out", out});
+        const auto r = testcli::run({"calibrate", log, "--out", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         // The fit table: two hosts make the span inter-node; α 10 µs, 50 GB/s by construction.
         QVERIFY2(r.out.contains(QRegularExpression(R"(sendrecv\s+2\s+inter\s+10\.0\s+50\.00)")),
@@ -68,41 +53,45 @@ private slots:
 
         // A profile is an input too.
         const QString out2 = dir.filePath("q.json");
-        const auto r2 = runParalens({"calibrate", out, log, "--out", out2, "--quiet"});
+        const auto r2 = testcli::run({"calibrate", out, log, "--out", out2, "--quiet"});
         QVERIFY2(r2.code == 0, qPrintable(r2.err));
         QVERIFY(r2.out.isEmpty());
         QCOMPARE(loadProfileFile(out2.toStdString()).collectives.size(), size_t(2));
     }
 
-    void sharedLogs()
+    void fixtureLogs()
     {
-        const QString dir = QStringLiteral(PARALENS_SHARED_DIR "/nccl_logs");
-        const auto names = QDir(dir).entryList({"0*.txt"}, QDir::Files);
-        if (names.isEmpty())
-            QSKIP("shared nccl-tests logs not present");
+        // One node with five collectives, two nodes with an inferred all_reduce (a warning).
+        const QString dir = QStringLiteral(PARALENS_SOURCE_DIR "/tests/data/nccl");
+        const auto names = QDir(dir).entryList({"*.txt"}, QDir::Files);
+        QVERIFY(names.size() >= 3);
         QStringList args{"calibrate"};
         for (const auto& n : names)
             args << dir + "/" + n;
         QTemporaryDir tmp;
         args << "--out" << tmp.filePath("p.json");
-        const auto r = runParalens(args);
+        const auto r = testcli::run(args);
         QVERIFY2(r.code == 0, qPrintable(r.err));
         for (const char* c : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"})
             QVERIFY(r.out.contains(QLatin1String(c)));
         QVERIFY(r.err.contains("warning: "));
+        // The two-node all_reduce was made with B = 150 GB/s: its fit row says so within 1 %.
+        QVERIFY2(r.out.contains(QRegularExpression(
+                     R"(all_reduce\s+16\s+inter\s+[0-9.]+\s+1(4[89]|5[01])\.[0-9]{2}\s)")),
+                 qPrintable(r.out));
     }
 
     void badInput()
     {
         QTemporaryDir dir;
-        const auto none = runParalens({"calibrate"});
+        const auto none = testcli::run({"calibrate"});
         QCOMPARE(none.code, 2);
         QVERIFY(none.err.startsWith("error: "));
-        const auto noOut = runParalens({"calibrate", "x.log"});
+        const auto noOut = testcli::run({"calibrate", "x.log"});
         QCOMPARE(noOut.code, 2);
         QVERIFY(noOut.err.contains("--out"));
         const auto missing =
-            runParalens({"calibrate", dir.filePath("nope.log"), "--out", dir.filePath("p.json")});
+            testcli::run({"calibrate", dir.filePath("nope.log"), "--out", dir.filePath("p.json")});
         QCOMPARE(missing.code, 1);
         QVERIFY(missing.err.startsWith("error: "));
         QFile f(dir.filePath("new.json"));
@@ -110,11 +99,11 @@ private slots:
         f.write("{\"schema\": 7}");
         f.close();
         const auto newer =
-            runParalens({"calibrate", f.fileName(), "--out", dir.filePath("p.json")});
+            testcli::run({"calibrate", f.fileName(), "--out", dir.filePath("p.json")});
         QCOMPARE(newer.code, 1);
         QVERIFY2(newer.err.contains("schema 7"), qPrintable(newer.err));
         QVERIFY(!QFile::exists(dir.filePath("p.json")));
-        const auto help = runParalens({"calibrate", "--help"});
+        const auto help = testcli::run({"calibrate", "--help"});
         QCOMPARE(help.code, 0);
         QVERIFY(help.out.contains("--out"));
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `paralens eval` and `paralens reference` as a user's script runs them: the binary, its exit
-// code, and DESIGN.md's JSON keys.
-#include <QProcess>
+// code, and the JSON keys of docs/cli.md.
+#include "cli_runner.h"
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -12,24 +12,8 @@
 
 namespace {
 
-struct Result
-{
-    int code = -1;
-    QByteArray out, err;
-};
-
-Result runParalens(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(PARALENS_BIN), args);
-    Result r;
-    if (!p.waitForFinished(60000))
-        return r;
-    r.code = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using paralens::testcli::Result;
+using paralens::testcli::run;
 
 std::set<std::string> keys(const nlohmann::json& j)
 {
@@ -50,7 +34,7 @@ class TestCliEval : public QObject
 private slots:
     void jsonHasExactlyDesignKeys()
     {
-        const Result r = runParalens({"eval", kExample, "--json"});
+        const Result r = run({"eval", kExample, "--json"});
         QCOMPARE(r.code, 0);
         const auto j = nlohmann::json::parse(r.out.toStdString());
         using S = std::set<std::string>;
@@ -84,7 +68,7 @@ private slots:
 
     void tableIsReadable()
     {
-        const Result r = runParalens({"eval", kExample});
+        const Result r = run({"eval", kExample});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("Step time"));
         QVERIFY(r.out.contains(" ms"));
@@ -94,7 +78,7 @@ private slots:
 
     void badInputNamesTheProblem()
     {
-        Result r = runParalens({"eval", "/nonexistent/x.paralens.json"});
+        Result r = run({"eval", "/nonexistent/x.paralens.json"});
         QVERIFY(r.code != 0);
         QVERIFY(r.err.startsWith("error: "));
         QVERIFY(r.err.contains("x.paralens.json"));
@@ -106,19 +90,19 @@ private slots:
         f.write(R"({"model":"llama3-70b","hardware":"h100-sxm","gpus":24,
                     "parallel":{"tp":3,"pp":1,"dp":8}})");
         f.close();
-        r = runParalens({"eval", path, "--json"});
+        r = run({"eval", path, "--json"});
         QVERIFY(r.code != 0);
         QVERIFY(r.err.startsWith("error: "));
         QVERIFY(r.err.split('\n').front().contains("parallel.tp"));
 
-        r = runParalens({"eval"});
+        r = run({"eval"});
         QVERIFY(r.code != 0);
         QVERIFY(r.err.startsWith("error: "));
     }
 
     void referenceReportsMeanError()
     {
-        const Result r = runParalens({"reference", "--json"});
+        const Result r = run({"reference", "--json"});
         QCOMPARE(r.code, 0);
         const auto j = nlohmann::json::parse(r.out.toStdString());
         QVERIFY(j["count"].get<int>() >= 25);
@@ -131,7 +115,7 @@ private slots:
         }
         QVERIFY(std::abs(j["mean_absolute_error"].get<double>() - sum / j["count"].get<int>()) <
                 1e-9);
-        const Result t = runParalens({"reference"});
+        const Result t = run({"reference"});
         QCOMPARE(t.code, 0);
         QVERIFY(t.out.contains("Mean absolute error"));
     }

@@ -7,7 +7,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -155,11 +154,9 @@ private slots:
     // (in whole-stage micro-batches, chunk-micro-batches / v) match the timeline.
     void agreesWithEval()
     {
-        QProcess p;
-        p.start(PARALENS_BIN, {"eval", kExample, "--json"});
-        QVERIFY(p.waitForFinished(60000));
-        QCOMPARE(p.exitCode(), 0);
-        const QJsonObject eval = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        const Result e = paralens::testcli::run({"eval", kExample, "--json"});
+        QCOMPARE(e.code, 0);
+        const QJsonObject eval = QJsonDocument::fromJson(e.out.toUtf8()).object();
         const Result r = run({kExample, "--json"});
         QCOMPARE(r.code, 0);
         const QJsonObject sched = QJsonDocument::fromJson(r.out.toUtf8()).object();

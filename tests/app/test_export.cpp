@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Export writes valid PNG/SVG/PDF files of the requested size, from the menu's code path and
 // from `paralens export` without a display.
-#include "app/export.h"
 #include "app/evaluator.h"
+#include "app/export.h"
+#include "cli_runner.h"
 #include "core/scenario_io.h"
 #include "widgets/chartview.h"
 #include "widgets/headline.h"
 
 #include <QFile>
 #include <QImage>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -163,21 +163,14 @@ private slots:
         QFETCH(QString, out);
         QFETCH(QString, chart);
         const QString path = m_dir.filePath(out);
-        QProcess proc;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove(QStringLiteral("DISPLAY"));
-        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-        proc.setProcessEnvironment(env);
-        proc.start(QStringLiteral(PARALENS_BIN),
-                   {QStringLiteral("export"),
-                    QStringLiteral(PARALENS_SOURCE_DIR
-                                   "/resources/examples/llama3-70b-64xh100.paralens.json"),
-                    QStringLiteral("--chart"), chart, QStringLiteral("--out"), path,
-                    QStringLiteral("--size"), QStringLiteral("640x480"),
-                    QStringLiteral("--color-by"), QStringLiteral("ep")});
-        QVERIFY(proc.waitForFinished(60000));
-        QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
+        const testcli::Result r =
+            testcli::run({QStringLiteral("export"),
+                          QStringLiteral(PARALENS_SOURCE_DIR
+                                         "/resources/examples/llama3-70b-64xh100.paralens.json"),
+                          QStringLiteral("--chart"), chart, QStringLiteral("--out"), path,
+                          QStringLiteral("--size"), QStringLiteral("640x480"),
+                          QStringLiteral("--color-by"), QStringLiteral("ep")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
         if (out.endsWith(QLatin1String(".png")))
             QCOMPARE(QImage(path).size(), QSize(640, 480));
         else if (out.endsWith(QLatin1String(".svg")))
@@ -210,12 +203,11 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        QProcess proc;
-        proc.setWorkingDirectory(m_dir.path());
-        proc.start(QStringLiteral(PARALENS_BIN), QStringList{QStringLiteral("export")} + args);
-        QVERIFY(proc.waitForFinished(60000));
-        QCOMPARE(proc.exitCode(), 1);
-        const QString err = QString::fromUtf8(proc.readAllStandardError());
+        testcli::Options o;
+        o.workingDir = m_dir.path();
+        const testcli::Result r = testcli::run(QStringList{QStringLiteral("export")} + args, o);
+        QCOMPARE(r.code, 1);
+        const QString& err = r.err;
         const QStringList lines = err.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 1); // exactly one line on stderr
         QVERIFY2(lines.first().startsWith(QStringLiteral("error: ")) && err.contains(message),

@@ -5,6 +5,7 @@
 #include "app/mainwindow.h"
 #include "core/evaluate.h"
 #include "core/scenario_io.h"
+#include "core/units.h"
 #include "widgets/breakdownview.h"
 #include "widgets/controlpanel.h"
 #include "widgets/headline.h"
@@ -14,6 +15,7 @@
 
 #include <QDropEvent>
 #include <QFile>
+#include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
@@ -49,14 +51,15 @@ class TestMainWindow : public QObject
         QCOMPARE(mem->stageCount(), int(expected.stages.size()));
         for (int i = 0; i < mem->stageCount(); ++i) {
             const StageMemory& st = expected.stages[std::size_t(i)];
-            QCOMPARE(mem->segmentGiB(MemoryView::Parameters, i), st.parameters / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::Gradients, i), st.gradients / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::OptimizerStates, i), st.optimizer_states / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::Activations, i), st.activations / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::Buffers, i), st.comm_buffers / GiB);
-            QCOMPARE(mem->segmentGiB(MemoryView::Overhead, i), st.runtime_overhead / GiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Parameters, i), st.parameters / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Gradients, i), st.gradients / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::OptimizerStates, i),
+                     st.optimizer_states / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Activations, i), st.activations / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Buffers, i), st.comm_buffers / units::kGiB);
+            QCOMPARE(mem->segmentGiB(MemoryView::Overhead, i), st.runtime_overhead / units::kGiB);
         }
-        QCOMPARE(mem->capacityGiB(), expected.capacity_bytes / GiB);
+        QCOMPARE(mem->capacityGiB(), expected.capacity_bytes / units::kGiB);
         BreakdownView* bd = w.breakdownView();
         const double unit = bd->axisUnitSeconds();
         QCOMPARE(bd->segmentSeconds(BreakdownView::Compute),
@@ -77,7 +80,6 @@ class TestMainWindow : public QObject
         QCOMPARE(w.topologyView()->groupCount() > 0, true);
     }
 
-    static constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
     QTemporaryDir m_dir;
 
 private slots:
@@ -136,6 +138,53 @@ private slots:
         }
         QCOMPARE(w.memoryView()->stageCount(), 0); // no stale numbers
         QCOMPARE(w.headline()->valueText(Headline::StepTime), QStringLiteral("—"));
+    }
+
+    /// One tick, one validation: the panel, the document and the evaluator do not each check
+    /// the plan again; the one Evaluation carries its errors to the panel's marks, the status
+    /// line and every view.
+    void oneEditValidatesOnceForEveryConsumer()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(settle(w));
+        const quint64 before = Evaluator::validationCount();
+        QSlider* tp = w.controlPanel()->slider(ControlPanel::Tp)->slider();
+        tp->setFocus();
+        QTest::keyClick(tp, Qt::Key_Left); // TP 8 -> 4
+        QVERIFY(settle(w));
+        QCOMPARE(Evaluator::validationCount() - before, quint64(1));
+        QCOMPARE(w.shown().scenario.parallel.tp, 4);
+        QVERIFY(w.shown().ok());
+        QVERIFY(w.controlPanel()->errors().empty());
+        QVERIFY(w.controlPanel()->bannerText().isEmpty());
+
+        const quint64 mid = Evaluator::validationCount();
+        w.controlPanel()->gpusBox()->setValue(60); // 60 != 4·4·1·DP and not whole nodes
+        // The panel shows the new value at once but judges nothing itself: the marks come
+        // with the evaluation.
+        QCOMPARE(w.controlPanel()->gpusBox()->value(), 60);
+        QVERIFY(w.controlPanel()->bannerText().isEmpty());
+        QVERIFY(settle(w));
+        QCOMPARE(Evaluator::validationCount() - mid, quint64(1));
+        const Evaluation& e = w.shown();
+        QCOMPARE(e.scenario.gpus, 60);
+        QVERIFY(!e.errors.empty());
+        QStringList shownRules, evaluatedRules;
+        for (const ValidationError& err : w.controlPanel()->errors())
+            shownRules << QString::fromStdString(err.rule);
+        for (const ValidationError& err : e.errors)
+            evaluatedRules << QString::fromStdString(err.rule);
+        QCOMPARE(shownRules, evaluatedRules);
+        QVERIFY(evaluatedRules.contains(QStringLiteral("gpus_product")));
+        QLabel* status = nullptr;
+        for (QLabel* label : w.findChildren<QLabel*>())
+            if (label->accessibleName() == QStringLiteral("Warnings"))
+                status = label;
+        QVERIFY(status);
+        QCOMPARE(status->text(), e.reason().section(QLatin1Char('\n'), 0, 0));
+        for (ChartView* c : w.charts())
+            QCOMPARE(c->invalidReason(), e.reason());
     }
 
     void sliderChangesViewsToCoreEstimateAndUndoRestores()

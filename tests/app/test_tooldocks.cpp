@@ -5,15 +5,18 @@
 #include "app/accuracypanel.h"
 #include "app/calibrationpanel.h"
 #include "app/document.h"
+#include "app/export.h"
 #include "app/mainwindow.h"
 #include "app/tooldocks.h"
 #include "core/calibration.h"
 #include "core/scenario_io.h"
 #include "widgets/accuracyview.h"
 #include "widgets/headline.h"
+#include "widgets/calibrationview.h"
 #include "widgets/searchview.h"
 
 #include <QDockWidget>
+#include <QImage>
 #include <QMenuBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -82,6 +85,24 @@ private slots:
                                                          "tip");
         QCOMPARE(w.headline()->accuracyNote(),
                  QStringLiteral("vs measured: ±5.0 % on 3 similar runs"));
+    }
+
+    void dockChartsExportLikeTheViews()
+    {
+        QTemporaryDir dir;
+        MainWindow w;
+        const QList<ChartView*> charts = w.toolDocks()->charts();
+        QCOMPARE(charts.size(), 2);
+        QCOMPARE(charts.at(0), static_cast<ChartView*>(w.toolDocks()->searchView()));
+        QCOMPARE(charts.at(1), static_cast<ChartView*>(w.toolDocks()->calibrationPanel()->view()));
+        for (ChartView* c : charts) {
+            const QString path = dir.filePath(c->chartId() + QStringLiteral(".png"));
+            QString error;
+            QVERIFY2(exportChart(c, path, ExportOptions{}, QStringLiteral("stamp"), &error),
+                     qPrintable(error));
+            QImage image(path);
+            QCOMPARE(image.size(), ExportOptions{}.size);
+        }
     }
 
     void chosenPlanIsOneUndoableEdit()

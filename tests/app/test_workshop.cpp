@@ -10,17 +10,22 @@
 #include "app/workshop.h"
 #include "core/compare.h"
 #include "core/evaluate.h"
+#include "core/plan_options.h"
 #include "core/scenario_io.h"
+#include "core/units.h"
 #include "widgets/breakdownview.h"
+#include "widgets/controlpanel.h"
 #include "widgets/ganttplot.h"
 #include "widgets/ganttview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
 
+#include <QComboBox>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolBar>
@@ -30,8 +35,6 @@
 using namespace paralens;
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// p = 4, m = 8 on the default model: the size of the papers' figures.
 Scenario smallPipeline(Schedule s)
@@ -117,6 +120,47 @@ private slots:
         QVERIFY(!ws->toolBar()->isVisible());
     }
 
+    void workshopAndPanelSwitchSchedulesAlike()
+    {
+        // The workshop's buttons and the panel's schedule box give the same plan from the same
+        // start: withSchedule's. From 1f1b with a stale v = 4, interleaved keeps v = 4 (a valid
+        // interleaved plan here: 4·4 <= 80 layers, m = 8 >= pp); the buttons used to force 2.
+        MainWindow w;
+        Scenario stale = smallPipeline(Schedule::OneF1B);
+        stale.parallel.virtual_stages = 4;
+        Scenario wide = smallPipeline(Schedule::Interleaved1F1B);
+        wide.parallel.virtual_stages = 4;
+        const Scenario starts[] = {stale, wide, smallPipeline(Schedule::GPipe),
+                                   smallPipeline(Schedule::ZBH1)};
+        const Schedule targets[] = {Schedule::GPipe, Schedule::OneF1B, Schedule::Interleaved1F1B,
+                                    Schedule::ZBH1};
+        QComboBox* box = nullptr;
+        for (QComboBox* b : w.controlPanel()->findChildren<QComboBox*>())
+            if (b->accessibleName() == QStringLiteral("Schedule"))
+                box = b;
+        QVERIFY(box);
+        QSignalSpy panelEdits(w.controlPanel(), &ControlPanel::edited);
+        for (const Scenario& start : starts)
+            for (Schedule to : targets) {
+                if (to == start.parallel.schedule)
+                    continue;
+                w.document()->reset(start);
+                w.workshop()->switchSchedule(to);
+                const ParallelPlan fromWorkshop = w.document()->scenario().parallel;
+                QVERIFY(fromWorkshop == withSchedule(start.parallel, to));
+
+                w.document()->reset(start);
+                const auto at = std::find(kAllSchedules.begin(), kAllSchedules.end(), to);
+                emit box->activated(int(at - kAllSchedules.begin()));
+                QVERIFY(!panelEdits.isEmpty());
+                QVERIFY(panelEdits.last().at(0).value<Scenario>().parallel == fromWorkshop);
+            }
+        w.document()->reset(stale);
+        w.workshop()->switchSchedule(Schedule::Interleaved1F1B);
+        QCOMPARE(w.document()->scenario().parallel.virtual_stages, 4);
+        QVERIFY(validate(w.document()->scenario()).empty());
+    }
+
     void animationMovesTheCursorToTheEnd()
     {
         MainWindow w;
@@ -164,7 +208,7 @@ private slots:
         const Estimate eb = evaluate(base);
         const Estimate ec = evaluate(current);
         for (std::size_t s = 0; s < eb.stages.size(); ++s)
-            QCOMPARE(w.memoryView()->baselineGiB(int(s)), eb.stages[s].total() / kGiB);
+            QCOMPARE(w.memoryView()->baselineGiB(int(s)), eb.stages[s].total() / units::kGiB);
         QCOMPARE(w.breakdownView()->baselineStepSeconds(), eb.time.step_seconds);
         const EstimateDelta d = delta(ec, eb);
         QCOMPARE(d.step_seconds, ec.time.step_seconds - eb.time.step_seconds);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Prints {"bench":"schedule","case":...,"median_ms":...} per case: building the op order and
 // simulating it with uniform durations, buffers reused between runs (as the GUI does while a
-// slider moves); median of this thread's CPU time. Targets (issue 4): p64-m1024-v2 under 50 ms,
+// slider moves); median of this thread's CPU time. Targets: p64-m1024-v2 under 50 ms,
 // p8-m32 under 0.1 ms.
 #include "core/evaluate.h"
 #include "core/pipeline_sim.h"
@@ -31,10 +31,11 @@ double cpuMs()
 
 void bench(const char* name, const ScheduleParams& params, int repeats)
 {
+    ScheduleBuilder builder;
     PipelineSchedule schedule;
     PipelineSimulator sim;
     SimulationResult result;
-    buildSchedule(params, schedule);
+    builder.build(params, schedule);
     const PipelineTimings timings = uniformTimings(schedule, 1e-3, 2e-3, 1e-3);
     sim.run(schedule, timings, result); // warm the buffers
     std::vector<double> ms, wall;
@@ -43,7 +44,7 @@ void bench(const char* name, const ScheduleParams& params, int repeats)
     for (int i = 0; i < repeats; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         const double c0 = cpuMs();
-        buildSchedule(params, schedule);
+        builder.build(params, schedule);
         sim.run(schedule, timings, result);
         ms.push_back(cpuMs() - c0);
         const auto t1 = std::chrono::steady_clock::now();

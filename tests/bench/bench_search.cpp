@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// paralens-bench-search: the full configuration search of issue 7, one JSON line per case.
+// paralens-bench-search: the full configuration search, one JSON line per case.
 // Case gpt3-175b-1024xa100: GPT-3 175B on 1024 A100-80GB, global batch 1536, seq 2048
-// (Narayanan et al. 2021, Table 2); the issue asks for under 10 s on a two-core machine.
+// (Narayanan et al. 2021, Table 2); the target is under 10 s on a two-core machine.
 #include "core/presets.h"
 #include "core/search.h"
 

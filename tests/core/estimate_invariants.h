@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Invariants every Estimate of a runnable scenario must satisfy (issue 10). Shared by the
+// Invariants every Estimate of a runnable scenario must satisfy. Shared by the
 // property sweep test and the fuzz_estimate target, so it uses no Qt and no test framework.
 
 #include "core/estimate.h"

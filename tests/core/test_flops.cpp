@@ -51,7 +51,7 @@ private slots:
     }
     void narayanan1TFigure()
     {
-        // MODEL_NOTES §8: the 1T row has F = 5.139e19 FLOPs per iteration.
+        // docs/formulas.md §8: the 1T row has F = 5.139e19 FLOPs per iteration.
         const double f =
             hardwareFlopsPerStep(gpt(128, 25600, 160), 3072, 2048, Recompute::Full, 51200);
         QVERIFY(std::abs(f / 5.139e19 - 1) < 1e-3);
@@ -68,7 +68,7 @@ private slots:
     }
     void gpt3PerToken()
     {
-        // MODEL_NOTES §2.2 🔢: GPT-3 175B, Eq. 7 per token 1.0764e12 (s 2048).
+        // docs/formulas.md §2.2 (derived): GPT-3 175B, Eq. 7 per token 1.0764e12 (s 2048).
         const double perToken = modelFlopsPerStep(gpt3_175b(), 1, 2048) / 2048;
         QVERIFY(std::abs(perToken / 1.0764e12 - 1) < 1e-3);
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Resource bounds (issue 10 part 5, docs/limits.md): inputs that would need more memory or time
+// Resource bounds (docs/limits.md): inputs that would need more memory or time
 // than the documented limits are refused with an error naming the limit, quickly; inputs at the
 // limit are handled (the pipeline falls back to its closed forms above the simulator's op limit).
 

@@ -128,7 +128,7 @@ private slots:
         ActivationShape c = a;
         c.cp = 4;
         QCOMPARE(denseLayerActivationBytes(m, c), denseLayerActivationBytes(m, a) / 4);
-        // Gated MLP (MODEL_NOTES §3.2): SP + selective ≈ sbh(18 + 6·ffn/h) with MHA (+ lse).
+        // Gated MLP (docs/formulas.md §3.2): SP + selective ≈ sbh(18 + 6·ffn/h) with MHA (+ lse).
         ModelSpec g = m;
         g.gated_mlp = true;
         g.ffn_hidden = 3 * 12288;
@@ -140,8 +140,9 @@ private slots:
 
     void moeLayerActivations()
     {
-        // MODEL_NOTES §3.2 🔢: per token 16h + 2h + k(2h + 6 ffn_e) + 2kh + 6 ffn_sh + 4E with SP,
-        // MHA-equivalent attention; Mixtral has GQA so recompute the attention part by hand.
+        // docs/formulas.md §3.2 (derived): per token 16h + 2h + k(2h + 6 ffn_e) + 2kh
+        // + 6 ffn_sh + 4E with SP, MHA-equivalent attention; Mixtral has GQA so recompute the
+        // attention part by hand.
         const ModelSpec m = mixtral8x7b();
         ActivationShape a;
         a.seq = 4096;

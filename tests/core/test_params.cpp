@@ -18,7 +18,7 @@ private slots:
     {
         QTest::addColumn<int>("which");
         QTest::addColumn<double>("expected");
-        // MODEL_NOTES §1 worked checks (Llama 3 Table 3 shapes, V = 128,256).
+        // docs/formulas.md §1 worked totals (Llama 3 Table 3 shapes, V = 128,256).
         QTest::newRow("8B") << 0 << 8030261248.0;
         QTest::newRow("70B") << 1 << 70553706496.0;
         QTest::newRow("405B") << 2 << 405853388800.0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Built-in presets: every DESIGN.md id exists, every figure has a source, the model shapes give
-// the published parameter counts, and user folders add presets without overriding built-ins.
+// Built-in presets: every id docs/scenario-format.md promises exists, every figure has a source,
+// the model shapes give the published parameter counts, and user folders add presets without
+// overriding built-ins.
 #include "core/error.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
@@ -21,7 +22,7 @@ using namespace paralens;
 
 namespace {
 
-// Independent oracle (MODEL_NOTES §1): attention 2·h·q + 2·h·kv, MLP c·h·ffn, routed experts
+// Independent oracle (docs/formulas.md §1): attention 2·h·q + 2·h·kv, MLP c·h·ffn, routed experts
 // E·c·h·ffn_e + shared c·h·ffn_e + router h·E, two RMSNorms per layer, one final norm,
 // embedding V·h and an LM head unless tied.
 struct Counts
@@ -147,10 +148,10 @@ private slots:
                 ++files;
             }
         }
-        QVERIFY(files >= 19); // DESIGN.md lists 19 ids
+        QVERIFY(files >= 19); // docs/scenario-format.md lists 19 ids
     }
 
-    // MODEL_NOTES §1 worked checks (exact) and published totals (papers, model cards).
+    // docs/formulas.md §1 worked totals (exact) and published totals (papers, model cards).
     void parameterCounts_data()
     {
         QTest::addColumn<QString>("id");
@@ -189,7 +190,7 @@ private slots:
         }
     }
 
-    // MODEL_NOTES §7, transcribed independently of the preset files.
+    // docs/formulas.md §7, transcribed independently of the preset files.
     void hardwareFigures_data()
     {
         QTest::addColumn<QString>("id");

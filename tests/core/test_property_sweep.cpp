@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Property sweep (issue 10): every preset model × every preset cluster × a grid of plans.
+// Property sweep: every preset model × every preset cluster × a grid of plans.
 // Valid plans give finite, non-negative figures whose totals equal their parts
 // (estimate_invariants.h); invalid plans give named errors; more micro-batches never raise the
 // bubble overhead; a higher ZeRO stage never raises the model-state bytes of any stage.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Clusters typed in from MODEL_NOTES §7 (datasheets), so the tests do not depend on presets.
+// Clusters typed in from docs/formulas.md §7 (datasheets), so the tests do not depend on presets.
 #pragma once
 #include "core/scenario.h"
 #include "test_models.h"

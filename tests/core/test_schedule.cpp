@@ -2,7 +2,7 @@
 // Oracles: Narayanan et al. 2021 (bubble (p−1)/m, interleaved (p−1)/(v·m), Eq. 1 step time),
 // Megatron-LM get_pp_rank_microbatches (interleaved warm-up), Qi et al. 2023 (ZB-H1 bubble and
 // memory), the ZB README (ZB-V zero bubble), deepseek-ai/DualPipe README (DualPipeV activation
-// (PP + 1)·M_B). See MODEL_NOTES.md §3.3 and §6. Hand-computed two-stage cases for comm / DP.
+// (PP + 1)·M_B). See docs/formulas.md §3.3 and §6. Hand-computed two-stage cases for comm / DP.
 #include "core/error.h"
 #include "core/evaluate.h"
 #include "core/pipeline_cost.h"
@@ -122,7 +122,7 @@ private slots:
             QVERIFY(qAbs(r1.stages[0].idle_seconds - 7 * (f + b + w)) < 1e-9);
         }
     }
-    // MODEL_NOTES §3.3: GPipe m, 1F1B min(p − r, m), ZB-H1 as 1F1B, interleaved
+    // docs/formulas.md §3.3: GPipe m, 1F1B min(p − r, m), ZB-H1 as 1F1B, interleaved
     // min(2(p − r − 1) + (v − 1)·G + 1, m·v) (Megatron get_pp_rank_microbatches).
     void inflightMicrobatches()
     {
@@ -443,7 +443,7 @@ private slots:
             }
         QVERIFY(found);
     }
-    // DESIGN.md's `paralens schedule --json` keys.
+    // The `paralens schedule --json` keys of docs/cli.md.
     void timelineJsonKeys()
     {
         const auto s = make(Schedule::Interleaved1F1B, 4, 8, 2);
@@ -481,7 +481,7 @@ private slots:
         }
     }
     // The core model reads the simulator: bubble and in-flight micro-batches (hence activation
-    // memory) follow the schedule chosen (MODEL_NOTES §3.3 / §6 oracles per schedule).
+    // memory) follow the schedule chosen (docs/formulas.md §3.3 / §6 oracles per schedule).
     void evaluateUsesSimulator()
     {
         Scenario s = defaultScenario();

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The configuration search (issue 7) against an independent brute force: every plan of a small
+// The configuration search against an independent brute force: every plan of a small
 // problem scored one by one here, with the search space written out again as plain loops.
 #include "core/error.h"
 #include "core/evaluate.h"
 #include "core/search.h"
+#include "core/units.h"
 #include "core/validate.h"
 #include "test_scenarios.h"
 
@@ -430,7 +431,7 @@ void TestSearch::paretoFrontNonDominated()
     const SearchSpace sp = space(tinyDense(), smallH100(6), 16, 32, 2048);
     const SearchResult r = search(sp);
     QVERIFY(r.pareto.size() >= 2);
-    const double capacity = sp.base.cluster.gpu.memory_gib * 1073741824.0;
+    const double capacity = sp.base.cluster.gpu.memory_gib * units::kGiB;
     for (std::size_t i = 0; i < r.pareto.size(); ++i) {
         QVERIFY(r.pareto[i].peak_bytes <= capacity);
         if (i > 0) {

@@ -112,7 +112,7 @@ private slots:
         QVERIFY(close(collectiveSeconds(Collective::ReduceScatter, l, S), 7.0 / 8 * S / B));
         QCOMPARE(collectiveSeconds(Collective::AllReduce, linkFor(placeGroup(1, 1, 8, c), c, k), S),
                  0.0);
-        // DP over 8 nodes with 8 members per node: min(NVLink, 8 NICs) (MODEL_NOTES §5).
+        // DP over 8 nodes with 8 members per node: min(NVLink, 8 NICs) (docs/formulas.md §5).
         const LinkModel wide = linkFor(placeGroup(64, 1, 64, c), c, k);
         QVERIFY(wide.span == Span::ScaleOut);
         QVERIFY(close(wide.busBps(), std::min(B, 8 * 50e9 * k.scale_out_efficiency)));
@@ -123,7 +123,7 @@ private slots:
 
     void allToAllAcrossNodes()
     {
-        // MODEL_NOTES §5: 2 × 8 H100, NIC 48 GB/s → busbw = 15/16 · 2 · 48 = 90 GB/s.
+        // docs/formulas.md §5: 2 × 8 H100, NIC 48 GB/s → busbw = 15/16 · 2 · 48 = 90 GB/s.
         ClusterSpec c = h100_sxm();
         c.latencies.scale_out_us = 0;
         ModelConstants k;

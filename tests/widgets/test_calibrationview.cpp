@@ -3,6 +3,7 @@
 // and the residuals; hover text, curve selection and palette colours.
 #include "../plot_data.h"
 #include "widgets/calibrationview.h"
+#include "widgets/units.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -61,6 +62,15 @@ QVector<double> q(const std::vector<double>& v)
     return {v.begin(), v.end()};
 }
 
+/// The message the chart shows in place of data ("" when none is visible).
+QString shownMessage(const QCustomPlot* plot)
+{
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->visible())
+            return t->text();
+    return {};
+}
+
 } // namespace
 
 class TestCalibrationView : public QObject
@@ -74,6 +84,15 @@ private slots:
         QCOMPARE(v.currentCurve(), -1);
         QVERIFY(v.measuredGraph()->data()->isEmpty());
         QVERIFY(v.pointToolTip(0).isEmpty());
+        // The common chart frame: its message in place of data, an id for export.
+        QVERIFY2(shownMessage(v.plot()).contains("No calibration profile"),
+                 qPrintable(shownMessage(v.plot())));
+        QVERIFY(!v.isInvalid()); // nothing to draw is not an error
+        QCOMPARE(static_cast<ChartView&>(v).chartId(), QStringLiteral("calibration"));
+        v.setProfile(profile());
+        QCOMPARE(shownMessage(v.plot()), QString());
+        v.setProfile(CalibrationProfile{});
+        QVERIFY(shownMessage(v.plot()).contains("No calibration profile"));
     }
     void drawsCoreSeries()
     {
@@ -150,10 +169,10 @@ private slots:
     }
     void formatting()
     {
-        QCOMPARE(formatBytes(8), QString("8 B"));
-        QCOMPARE(formatBytes(1024), QString("1 KiB"));
-        QCOMPARE(formatBytes(32.0 * 1048576), QString("32 MiB"));
-        QCOMPARE(formatBytes(1.5 * 1073741824), QString("1.5 GiB"));
+        QCOMPARE(units::sizeBytes(8), QString("8 B"));
+        QCOMPARE(units::sizeBytes(1024), QString("1 KiB"));
+        QCOMPARE(units::sizeBytes(32.0 * 1048576), QString("32 MiB"));
+        QCOMPARE(units::sizeBytes(1.5 * 1073741824), QString("1.5 GiB"));
     }
     void paletteRecolours()
     {

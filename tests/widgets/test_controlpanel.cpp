@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The scenario controls: sliders snap to values that keep the plan runnable, keyboard moves
-// them, DP follows TP·PP·CP, and a broken rule shows inline with its named message.
+// them, DP follows TP·PP·CP, and a broken rule shows inline with its named message. An edit
+// only asks for a change: the panel shows what it is handed back, and validates nothing.
+#include "core/plan_options.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
+#include "core/validate.h"
 #include "widgets/controlpanel.h"
 #include "widgets/snapslider.h"
 
@@ -22,6 +25,26 @@ class TestControlPanel : public QObject
     const PresetLibrary& presets() { return PresetLibrary::builtin(); }
 
     static std::vector<int> v(std::initializer_list<int> l) { return l; }
+    static std::vector<int> withCurrent(std::vector<int> values, int current)
+    {
+        if (std::find(values.begin(), values.end(), current) == values.end())
+            values.insert(std::upper_bound(values.begin(), values.end(), current), current);
+        return values;
+    }
+
+    /// Stands in for the document and its evaluation, wired as the main window wires them:
+    /// shows `s` with core's validation of it.
+    static void show(ControlPanel& panel, const Scenario& s)
+    {
+        panel.setScenario(s);
+        panel.setErrors(validate(s));
+    }
+    /// Hands every edit back to the panel, as the document's change does.
+    static void echoEdits(ControlPanel& panel)
+    {
+        QObject::connect(&panel, &ControlPanel::edited, &panel,
+                         [&panel](const Scenario& s) { show(panel, s); });
+    }
 
 private slots:
     void slidersSnapToRunnableValues()
@@ -29,7 +52,8 @@ private slots:
         // Default: llama3-70b (64 heads, 8 KV heads) on 64 H100 (NVLink domain 8), TP 8 PP 4
         // DP 2, interleaved v = 5, seq 8192, B = 128, b = 1.
         ControlPanel panel(presets());
-        panel.setScenario(defaultScenario());
+        echoEdits(panel);
+        show(panel, defaultScenario());
         // TP: divisors of gcd(64, 8) = 8 up to the domain 8.
         QCOMPARE(panel.slider(ControlPanel::Tp)->values(), v({1, 2, 4, 8}));
         // PP: divisors of 64 / (TP 8 · CP 1) = 8, with PP·v <= 80 layers.
@@ -55,7 +79,8 @@ private slots:
         s.parallel.dp = 8;
         s.parallel.sequence_parallel = true;
         ControlPanel panel(presets());
-        panel.setScenario(s);
+        echoEdits(panel);
+        show(panel, s);
         QVERIFY2(panel.errors().empty(), qPrintable(panel.bannerText()));
         // EP divides 8 experts and DP·CP = 8.
         QCOMPARE(panel.slider(ControlPanel::Ep)->values(), v({1, 2, 4, 8}));
@@ -64,7 +89,8 @@ private slots:
     void keyboardMovesTpAndDerivesDp()
     {
         ControlPanel panel(presets());
-        panel.setScenario(defaultScenario());
+        echoEdits(panel);
+        show(panel, defaultScenario());
         QSignalSpy spy(&panel, &ControlPanel::edited);
         QSlider* tp = panel.slider(ControlPanel::Tp)->slider();
         tp->setFocus();
@@ -79,10 +105,42 @@ private slots:
         QCOMPARE(panel.scenario().parallel.dp, 4);
     }
 
+    void anEditOnlyAsksForTheChange()
+    {
+        // No document behind the panel: a key press asks for TP 4 and changes nothing itself.
+        ControlPanel panel(presets());
+        show(panel, defaultScenario());
+        QSignalSpy spy(&panel, &ControlPanel::edited);
+        QTest::keyClick(panel.slider(ControlPanel::Tp)->slider(), Qt::Key_Left); // 8 -> 4
+        QCOMPARE(spy.count(), 1);
+        const auto asked = spy.at(0).at(0).value<Scenario>();
+        QCOMPARE(asked.parallel.tp, 4);
+        QCOMPARE(panel.scenario().parallel.tp, 8);
+        QCOMPARE(panel.scenario().parallel.dp, 2);
+        // Showing the document's answer emits no edit, from any control.
+        Scenario answer = asked;
+        answer.training.global_batch = 127; // also touches the batch spin box and DP slider
+        answer.gpus = 60;
+        panel.setScenario(answer);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(panel.slider(ControlPanel::Tp)->value(), 4);
+        QCOMPARE(panel.gpusBox()->value(), 60);
+        // The errors shown are the ones handed in, not a validation of its own.
+        QVERIFY(panel.errors().empty());
+        QVERIFY(panel.bannerText().isEmpty());
+        panel.setErrors(validate(answer));
+        QVERIFY(!panel.errors().empty());
+        QVERIFY(panel.bannerText().contains(QStringLiteral("gpus = 60")));
+        panel.setErrors({});
+        QVERIFY(panel.bannerText().isEmpty());
+        QCOMPARE(spy.count(), 1);
+    }
+
     void dpSliderScalesTheCluster()
     {
         ControlPanel panel(presets());
-        panel.setScenario(defaultScenario());
+        echoEdits(panel);
+        show(panel, defaultScenario());
         QSignalSpy spy(&panel, &ControlPanel::edited);
         QTest::keyClick(panel.slider(ControlPanel::Dp)->slider(), Qt::Key_Right); // 2 -> 4
         QCOMPARE(spy.count(), 1);
@@ -94,9 +152,10 @@ private slots:
     void impossiblePlanShowsNamedError()
     {
         ControlPanel panel(presets());
+        echoEdits(panel);
         Scenario s = defaultScenario();
         s.training.global_batch = 127; // not a multiple of b·DP = 2
-        panel.setScenario(s);
+        show(panel, s);
         QVERIFY(!panel.errors().empty());
         QCOMPARE(QString::fromStdString(panel.errors().front().rule),
                  QStringLiteral("global_batch_multiple"));
@@ -106,7 +165,7 @@ private slots:
         QVERIFY(!panel.slider(ControlPanel::Tp)->hasError());
         // Fixing it through the control clears the banner.
         s.training.global_batch = 128;
-        panel.setScenario(s);
+        show(panel, s);
         QVERIFY(panel.bannerText().isEmpty());
         QVERIFY(!panel.slider(ControlPanel::Dp)->hasError());
     }
@@ -114,7 +173,8 @@ private slots:
     void gpuCountEditValidates()
     {
         ControlPanel panel(presets());
-        panel.setScenario(defaultScenario());
+        echoEdits(panel);
+        show(panel, defaultScenario());
         panel.gpusBox()->setValue(60); // not whole nodes, and 60 != 8·4·CP·DP
         QStringList rules;
         for (const auto& e : panel.errors())
@@ -127,7 +187,8 @@ private slots:
     void modelPickerSwitchesPreset()
     {
         ControlPanel panel(presets());
-        panel.setScenario(defaultScenario());
+        echoEdits(panel);
+        show(panel, defaultScenario());
         QSignalSpy spy(&panel, &ControlPanel::edited);
         QComboBox* box = panel.modelBox();
         const int i = box->findData(QStringLiteral("llama3-8b"));
@@ -142,7 +203,8 @@ private slots:
     void tabReachesEveryControl()
     {
         ControlPanel panel(presets());
-        panel.setScenario(defaultScenario());
+        echoEdits(panel);
+        show(panel, defaultScenario());
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.modelBox()->setFocus();
@@ -164,7 +226,8 @@ private slots:
     void controlsHaveAccessibleNamesAndTooltips()
     {
         ControlPanel panel(presets());
-        panel.setScenario(defaultScenario());
+        echoEdits(panel);
+        show(panel, defaultScenario());
         for (QWidget* w : panel.findChildren<QWidget*>()) {
             if (qobject_cast<QSlider*>(w) || qobject_cast<QComboBox*>(w) ||
                 qobject_cast<QSpinBox*>(w)) {
@@ -174,6 +237,91 @@ private slots:
                 QVERIFY2(tip, qPrintable(w->accessibleName()));
             }
         }
+    }
+
+    void offersExactlyThePlanOptionsDegrees()
+    {
+        // The sliders list planDegrees() and the v box spans its virtual stages, for a dense
+        // plan, an MoE plan, a V schedule, one chunk, and a GPU count TP·PP·CP does not divide
+        // (a slider also shows its current value when the list lacks it, so it can move away).
+        std::vector<Scenario> cases;
+        cases.push_back(defaultScenario());
+        Scenario moe = defaultScenario();
+        moe.model_id = "mixtral-8x7b";
+        moe.model = *presets().model("mixtral-8x7b");
+        moe.parallel = ParallelPlan{};
+        moe.parallel.tp = 4;
+        moe.parallel.pp = 2;
+        moe.parallel.dp = 8;
+        moe.parallel.ep = 4;
+        moe.parallel.sequence_parallel = true;
+        cases.push_back(moe);
+        Scenario vShape = defaultScenario();
+        vShape.parallel = withSchedule(vShape.parallel, Schedule::ZBV);
+        cases.push_back(vShape);
+        Scenario one = defaultScenario();
+        one.parallel = withSchedule(one.parallel, Schedule::ZBH1);
+        cases.push_back(one);
+        Scenario odd = defaultScenario();
+        odd.gpus = 48; // 8·4 does not divide it
+        cases.push_back(odd);
+
+        ControlPanel panel(presets());
+        QSpinBox* vBox = nullptr;
+        for (QSpinBox* b : panel.findChildren<QSpinBox*>())
+            if (b->accessibleName() == QStringLiteral("Virtual stages"))
+                vBox = b;
+        QVERIFY(vBox);
+        for (const Scenario& s : cases) {
+            panel.setScenario(s);
+            const PlanDegrees d = planDegrees(s);
+            const ParallelPlan& p = s.parallel;
+            QCOMPARE(panel.slider(ControlPanel::Tp)->values(), withCurrent(d.tp, p.tp));
+            QCOMPARE(panel.slider(ControlPanel::Pp)->values(), withCurrent(d.pp, p.pp));
+            QCOMPARE(panel.slider(ControlPanel::Cp)->values(), withCurrent(d.cp, p.cp));
+            QCOMPARE(panel.slider(ControlPanel::Dp)->values(), withCurrent(d.dp, p.dp));
+            QCOMPARE(panel.slider(ControlPanel::Ep)->values(), withCurrent(d.ep, p.ep));
+            QVERIFY(!d.virtual_stages.empty());
+            QCOMPARE(vBox->minimum(), d.virtual_stages.front());
+            QCOMPARE(vBox->maximum(), d.virtual_stages.back());
+            QCOMPARE(vBox->isEnabled(), d.virtual_stages.size() > 1);
+        }
+        // MoE: EP divides 8 experts and DP·CP = 8; hand-derived, not only equal to the list.
+        panel.setScenario(moe);
+        QCOMPARE(panel.slider(ControlPanel::Ep)->values(), v({1, 2, 4, 8}));
+    }
+
+    void scheduleBoxSwitchesWithWithSchedule()
+    {
+        // The box lists every schedule in kAllSchedules' order; picking one edits the plan
+        // exactly as withSchedule does (interleaved keeps the default's v = 5).
+        ControlPanel panel(presets());
+        QComboBox* box = nullptr;
+        for (QComboBox* b : panel.findChildren<QComboBox*>())
+            if (b->accessibleName() == QStringLiteral("Schedule"))
+                box = b;
+        QVERIFY(box);
+        QCOMPARE(box->count(), int(kAllSchedules.size()));
+        QSignalSpy spy(&panel, &ControlPanel::edited);
+        for (int i = 0; i < box->count(); ++i) {
+            const Schedule to = kAllSchedules[std::size_t(i)];
+            QCOMPARE(box->itemText(i).toStdString(), std::string(toString(to)));
+            for (Schedule from : kAllSchedules) {
+                Scenario s = defaultScenario();
+                s.parallel = withSchedule(s.parallel, from);
+                if (from == Schedule::Interleaved1F1B)
+                    s.parallel.virtual_stages = 5;
+                panel.setScenario(s);
+                emit box->activated(i);
+                QVERIFY(spy.last().at(0).value<Scenario>().parallel ==
+                        withSchedule(s.parallel, to));
+            }
+        }
+        panel.setScenario(defaultScenario());
+        emit box->activated(
+            int(std::find(kAllSchedules.begin(), kAllSchedules.end(), Schedule::Interleaved1F1B) -
+                kAllSchedules.begin()));
+        QCOMPARE(panel.scenario().parallel.virtual_stages, 5);
     }
 };
 

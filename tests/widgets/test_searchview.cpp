@@ -145,6 +145,31 @@ private slots:
         view.start();
         QVERIFY(done.count() == 1 || done.wait(5000));
         QVERIFY(view.errorText().contains("gpus"));
+        // The chart greys with the reason, as the explorer's charts do for a plan that
+        // cannot run; a good search shows plans again.
+        QVERIFY(view.isInvalid());
+        QCOMPARE(view.invalidReason(), view.errorText());
+        QCOMPARE(view.plot()->graphCount(), 0);
+        view.setSpace(smallProblem());
+        view.start();
+        QVERIFY(done.count() == 2 || done.wait(60000));
+        QVERIFY(!view.isInvalid());
+        QVERIFY(view.plot()->graphCount() >= 2);
+    }
+
+    void isAChartView()
+    {
+        SearchView view;
+        ChartView* chart = &view;
+        QCOMPARE(chart->chartId(), QStringLiteral("search"));
+        QVERIFY(!chart->chartTitle().isEmpty());
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+        dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+        view.setPalette(dark);
+        QCOMPARE(view.plot()->legend->brush().color(), QColor(0x1e, 0x1e, 0x1e));
+        QCOMPARE(view.plot()->xAxis->tickLabelColor(), QColor(0xe0, 0xe0, 0xe0));
     }
 
     void destroyWhileRunning()

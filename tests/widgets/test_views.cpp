@@ -17,26 +17,25 @@
 using namespace paralens;
 
 namespace {
-constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
 Estimate twoStages()
 {
     Estimate e;
     e.gpus = 16;
-    e.capacity_bytes = 80 * GiB;
+    e.capacity_bytes = 80 * units::kGiB;
     StageMemory s0;
     s0.stage = 0;
     s0.layers = 40;
-    s0.parameters = 10 * GiB;
-    s0.gradients = 20 * GiB;
-    s0.optimizer_states = 15 * GiB;
-    s0.activations = 30 * GiB;
-    s0.comm_buffers = 1 * GiB;
-    s0.runtime_overhead = 0.5 * GiB; // 76.5 GiB: fits
+    s0.parameters = 10 * units::kGiB;
+    s0.gradients = 20 * units::kGiB;
+    s0.optimizer_states = 15 * units::kGiB;
+    s0.activations = 30 * units::kGiB;
+    s0.comm_buffers = 1 * units::kGiB;
+    s0.runtime_overhead = 0.5 * units::kGiB; // 76.5 GiB: fits
     s0.inflight_microbatches = 2;
     StageMemory s1 = s0;
     s1.stage = 1;
-    s1.activations = 50 * GiB; // 96.5 GiB: over 80
+    s1.activations = 50 * units::kGiB; // 96.5 GiB: over 80
     e.stages = {s0, s1};
     e.peak_bytes = s1.total();
     e.peak_stage = 1;
@@ -222,7 +221,7 @@ private slots:
 
     void unitsFormatting()
     {
-        QCOMPARE(units::bytes(1.5 * GiB), QStringLiteral("1.5 GiB"));
+        QCOMPARE(units::bytes(1.5 * units::kGiB), QStringLiteral("1.5 GiB"));
         QCOMPARE(units::bytes(512.0 * 1024 * 1024), QStringLiteral("512.0 MiB"));
         QCOMPARE(units::seconds(0.0123), QStringLiteral("12.3 ms"));
         QCOMPARE(units::seconds(42e-6), QStringLiteral("42.0 µs"));

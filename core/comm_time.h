@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/comm_cost.h"
+#include "core/constants.h"
+#include "core/dims.h"
+#include "core/kernel_time.h"
+#include "core/scenario.h"
+#include "core/topology.h"
+
+#include <cstdint>
+
+namespace paralens {
+
+/// One dimension's communication for one micro-batch: what lengthens the forward and the
+/// backward, and what runs hidden under compute. Per layer for TP, CP and EP; per stage
+/// boundary (one hop) for PP.
+struct CommTimes
+{
+    double forward = 0;
+    double backward = 0;
+    double hidden = 0;
+};
+
+/// What every communication helper reads.
+struct CommContext
+{
+    const Scenario* scenario = nullptr;
+    const Dims* dims = nullptr;
+    const Topology* topology = nullptr;
+    const ModelConstants* constants = nullptr;
+    const MeasuredPerformance* measured = nullptr; ///< may be null
+
+    /// The link model of one of the topology's groups.
+    LinkModel link(const GroupPlacement& g) const;
+    /// collectiveSeconds() on `link` with the measured profile.
+    double seconds(Collective c, const LinkModel& link, double bytes) const;
+};
+
+/// TP per layer (Narayanan et al. 2021 §3.2): two all-reduces of one b·s·h/cp activation in
+/// forward and two in backward; with SP each becomes an all-gather plus a reduce-scatter of
+/// the same tensor (Korthikanti et al. 2022 §4.2.2), and the backward's two re-gathers of the
+/// sequence-sharded norm output run hidden under the input-gradient GEMM. Full recompute
+/// repeats the forward's collectives in the backward. Zero when t = 1.
+CommTimes tpComm(const CommContext& c);
+
+/// CP per layer: a ring of cp − 1 send/recv steps of one K/V chunk, 2·(s/cp)·b·(kv/t)·2 bytes,
+/// in forward and twice that in backward (K/V again, dK/dV; Megatron context_parallel.md),
+/// overlapped with the (cp − 1)/cp of the attention core (`core_forward` seconds forward,
+/// twice that backward) that does not need the remote chunks. Zero when cp = 1.
+CommTimes cpComm(const CommContext& c, double core_forward);
+
+/// EP per MoE layer: dispatch and combine all-to-alls of N/t·k·h·2 bytes in forward, the
+/// mirror pair in backward (twice more with full recompute), times the load imbalance.
+/// DualPipeV pairs a forward with a backward chunk so they hide under `moe`'s compute
+/// (DeepSeek-V3 §3.2.1). Zero for dense models or ep = 1.
+CommTimes epComm(const CommContext& c, const LayerTimes& moe);
+
+/// PP per stage boundary and micro-batch: one send/recv of the b·s·h/(t·cp) boundary tensor
+/// each way (Narayanan et al. 2021 §4.1, scatter/gather). The schedule decides what of it
+/// hides (pipelineCost()), so `hidden` is 0. Zero when p = 1.
+CommTimes ppComm(const CommContext& c);
+
+/// Tied embeddings on p > 1: the first and last stage all-reduce the V_pad·h/t embedding
+/// gradient once per step (Megatron finalize_model_grads.py), `grad_reduce_bytes` per element.
+double tiedEmbeddingSeconds(const CommContext& c, std::int64_t vocab_pad, double grad_reduce_bytes);
+
+} // namespace paralens

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/comm_time.h"
+#include "core/framework.h"
+#include "core/params.h"
+
+namespace paralens {
+
+/// The links of the data-parallel collectives: dense gradients and parameters over DP×CP (or
+/// over the shard group × CP with hybrid sharding), expert ones over the EDP group, and the
+/// all-reduce across shard-group replicas of hybrid sharding.
+struct DpLinks
+{
+    LinkModel dense;
+    LinkModel expert;
+    LinkModel replicas;
+    int shard_group = 1; ///< ParallelPlan::shardGroup()
+    bool hybrid = false; ///< ZeRO inside shard groups smaller than DP (FSDP HYBRID_SHARD)
+};
+DpLinks dpLinks(const CommContext& c);
+
+/// One stage's data-parallel collectives. Once per step: the gradient reduction after the last
+/// backward and the parameter all-gather before the first forward. Per micro-batch (ZeRO-2/3):
+/// the collectives that lengthen its forward and backward, and how much of each may run under
+/// that micro-batch's compute.
+struct DpCosts
+{
+    double grad_tail = 0;
+    double param_tail = 0;
+    double forward = 0;
+    double backward = 0;
+    double hideable_forward = 0;
+    double hideable_backward = 0;
+};
+
+/// DP costs of a stage holding `sp` parameters in `units` gather units (its layers, plus one
+/// for the embedding or the LM head), by ZeRO stage (Rajbhandari et al. 2020 §7; Megatron
+/// dist_optimizer.md): 0 all-reduce of the gradients; 1 reduce-scatter of the gradients and
+/// all-gather of the parameters; 2 the reduce-scatter per micro-batch; 3 (FSDP) parameters
+/// all-gathered unit by unit in forward and again in backward (twice with full recompute),
+/// gradients reduce-scattered unit by unit, only what the framework prefetches hideable.
+/// DeepSpeed gathers tensor by tensor, each collective paying its own latency. Hybrid sharding
+/// adds the replicas' all-reduce of the gradient shard.
+DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConventions& fw,
+                const StageParams& sp, double units);
+
+} // namespace paralens

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/cluster_spec.h"
+#include "core/collective.h"
+#include "core/constants.h"
+#include "core/dims.h"
+#include "core/pipeline_cost.h"
+#include "core/scenario.h"
+
+#include <cstdint>
+
+namespace paralens {
+
+/// Achievable fraction of the dense peak for large GEMMs when no calibration profile says
+/// otherwise (🔢 from public cuBLAS / hipBLASLt figures: A100 ≈ 0.75 of 312 TF, H100/H200/B200
+/// ≈ 0.70 of the BF16 peak, MI300X ≈ 0.55; FP8 GEMMs reach ≈ 0.9 of that share of the FP8 peak).
+/// Matched on the GPU name; 0.70 for any other GPU.
+double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8);
+
+/// Roofline time of one kernel: max(flops / (peak · efficiency), bytes / (hbm · hbm_efficiency)).
+double rooflineSeconds(double flops, double peak_flops_per_s, double efficiency, double bytes,
+                       double hbm_bytes_per_s);
+
+/// The kernel model of one GPU: peaks, efficiencies and the optional measured profile.
+struct KernelModel
+{
+    double peak_lin = 0;   ///< FLOP/s for linear layers (FP8 peak when training in FP8)
+    double peak_bf16 = 0;  ///< FLOP/s for attention and the LM head
+    double eff_lin = 0;    ///< GEMM efficiency of linear layers
+    double eff_bf16 = 0;   ///< GEMM efficiency in BF16
+    double attn_ratio = 0; ///< flash attention's share of eff_bf16
+    double half = 0;       ///< ModelConstants::gemm_half_size
+    double hbm = 0;        ///< achievable bytes/s, > 0
+    bool fp8 = false;
+    const MeasuredPerformance* measured = nullptr;
+
+    /// Seconds of one GEMM of M×K by K×N: roofline at the profile's efficiency for that shape,
+    /// or the default shrunk for thin shapes, eff · x / (x + half) with x the smallest side.
+    double gemm(double M, double K, double N, bool linear) const;
+    /// Adds `count` times the forward, input-gradient and weight-gradient times of
+    /// Y[M×N] = X[M×K]·W[K×N] to f, b and w.
+    void linear(double M, double K, double N, double count, double& f, double& b, double& w) const;
+    /// Seconds to stream `bytes` through HBM.
+    double stream(double bytes) const { return bytes / hbm; }
+};
+
+/// The kernel model for the scenario's GPU and precision: the constants' GEMM efficiency or
+/// the per-GPU default, the measured HBM bandwidth when the profile has one.
+KernelModel kernelModel(const Scenario& s, const ModelConstants& k,
+                        const MeasuredPerformance* measured);
+
+/// Per-micro-batch kernel times of one layer on one GPU, split the way the pipeline needs.
+struct LayerTimes
+{
+    double f = 0;         ///< forward
+    double b = 0;         ///< input gradients (+ recomputation)
+    double w = 0;         ///< weight gradients
+    double core_f = 0;    ///< attention core forward (CP overlap, selective recompute)
+    double recompute = 0; ///< the recomputed part of b
+};
+
+/// Kernel times of one dense layer (`moe` false) or MoE layer: attention projections and core,
+/// MLP or experts and router, element-wise traffic, and what recomputation repeats. The
+/// backward of the attention core and of element-wise kernels costs twice their forward.
+LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
+                      const TrainingSettings& tr, const ModelConstants& kc, bool moe);
+
+/// Kernel times of the LM head on the last stage for one micro-batch: its GEMM with the padded
+/// vocabulary `vocab_pad` and the cross-entropy over fp32 logits.
+StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad);
+
+} // namespace paralens

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// validateRuns and spearman against hand-computed figures: errors of runs whose "measured" value
+// is the model's own prediction scaled by a known factor, textbook rank correlations, the rank of
+// the model's best plan in a group whose measurements the test chose.
+#include "core/accuracy.h"
+#include "core/evaluate.h"
+#include "core/reference.h"
+#include "core/validate.h"
+#include "test_scenarios.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace paralens;
+using namespace paralens::testmodels;
+
+namespace {
+
+// GPT 1.7B of Narayanan Table 1 on 8 A100 (tp 2, dp 4): runnable and quick to evaluate.
+Scenario gptOn8(int tp = 2)
+{
+    Scenario s = scenario(gpt(24, 2304, 24), a100_80gb(), tp, 1, 8 / tp, 64, 2048);
+    s.training.recompute = Recompute::Full;
+    return s;
+}
+
+MeasuredRun run(const std::string& name, const Scenario& s, RunMetric metric, double value,
+                MeasuredFlops flops = MeasuredFlops::Full)
+{
+    MeasuredRun r;
+    r.name = name;
+    r.scenario = s;
+    r.measured.push_back({metric, value, flops, MemoryKind::Allocated});
+    return r;
+}
+
+bool near(double a, double b, double rel = 1e-9)
+{
+    return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
+
+} // namespace
+
+class TestAccuracy : public QObject
+{
+    Q_OBJECT
+private slots:
+    void spearmanTextbook()
+    {
+        // Wikipedia "Spearman's rank correlation coefficient", IQ against hours of TV per week:
+        // Σd² = 194, ρ = 1 − 6·194 / (10·(10² − 1)) = −29/165.
+        const std::vector<double> iq{106, 100, 86, 101, 99, 103, 97, 113, 112, 110};
+        const std::vector<double> tv{7, 27, 2, 50, 28, 29, 20, 12, 6, 17};
+        QVERIFY(near(spearman(iq, tv), -29.0 / 165.0));
+        QVERIFY(near(spearman(tv, iq), -29.0 / 165.0));
+    }
+
+    void spearmanWithTies()
+    {
+        // x ranks 1, 2.5, 2.5, 4; y ranks 1, 3, 2, 4. Pearson of the ranks:
+        // Σ dx·dy = 4.5, Σ dx² = 4.5, Σ dy² = 5 → 4.5 / √22.5 = 3/√10.
+        const std::vector<double> x{1, 2, 2, 3}, y{1, 3, 2, 4};
+        QVERIFY(near(spearman(x, y), 3 / std::sqrt(10.0)));
+    }
+
+    void spearmanEdges()
+    {
+        const std::vector<double> a{1, 2, 3, 4}, up{10, 20, 300, 4000}, down{9, 7, 5, 1},
+            flat{2, 2, 2, 2};
+        QVERIFY(near(spearman(a, up), 1));
+        QVERIFY(near(spearman(a, down), -1));
+        QCOMPARE(spearman(a, flat), 0.0);
+        QCOMPARE(spearman(std::vector<double>{1}, std::vector<double>{2}), 0.0);
+        QCOMPARE(spearman(std::vector<double>{}, std::vector<double>{}), 0.0);
+    }
+
+    void knownErrors()
+    {
+        // Measured = predicted × 1.25 for a time, × 0.8 for a rate: −20 % and +25 % exactly.
+        const Scenario s = gptOn8();
+        QVERIFY(isRunnable(s));
+        const Estimate e = evaluate(s);
+        std::vector<MeasuredRun> runs{
+            run("slow", s, RunMetric::StepSeconds, e.time.step_seconds * 1.25),
+            run("rate", s, RunMetric::TokensPerSecond, e.throughput.tokens_per_second * 0.8)};
+        const AccuracyReport rep = validateRuns(runs, ModelConstants{});
+        QCOMPARE(int(rep.rows.size()), 2);
+        QVERIFY(near(rep.rows[0].error, -0.2));
+        QVERIFY(near(rep.rows[1].error, 0.25));
+        QVERIFY(near(rep.rows[0].predicted, e.time.step_seconds));
+        QCOMPARE(rep.summary.runs, 2);
+        QCOMPARE(rep.summary.failed, 0);
+        QVERIFY(near(rep.summary.mape, 0.225));
+        QVERIFY(near(rep.summary.median_ape, 0.225)); // mean of the two middle values
+        QCOMPARE(rep.summary.worst_name, std::string("rate"));
+        QVERIFY(near(rep.summary.worst_error, 0.25));
+        // The breakdown is the estimate's.
+        QVERIFY(near(rep.rows[0].step_seconds, e.time.step_seconds));
+        QVERIFY(near(rep.rows[0].compute_seconds, e.time.compute_seconds));
+        QVERIFY(near(rep.rows[0].comm_seconds, e.time.exposed.total()));
+    }
+
+    void medianOfOdd()
+    {
+        const Scenario s = gptOn8();
+        const double step = evaluate(s).time.step_seconds;
+        // Errors −50 %, +100 %, +25 %: |e| sorted 0.25, 0.5, 1 → median 0.5, mean 7/12.
+        std::vector<MeasuredRun> runs{run("a", s, RunMetric::StepSeconds, step * 2),
+                                      run("b", s, RunMetric::StepSeconds, step / 2),
+                                      run("c", s, RunMetric::StepSeconds, step / 1.25)};
+        const AccuracySummary sum = validateRuns(runs, ModelConstants{}).summary;
+        QVERIFY(near(sum.median_ape, 0.5));
+        QVERIFY(near(sum.mape, 7.0 / 12.0));
+        QCOMPARE(sum.worst_name, std::string("b"));
+        QVERIFY(near(sum.worst_error, 1.0));
+    }
+
+    void flopConventionsByHand()
+    {
+        // GPT shapes (ffn 4h, MHA, plain MLP): model FLOPs are Korthikanti Eq. 7,
+        // 72·B·L·s·h²·(1 + s/(6h) + V/(12hL)); causal halves the 12·T·s·h·L score term;
+        // Narayanan Eq. 3 is 96·B·s·L·h²·(1 + s/(6h) + V/(16Lh)).
+        const Scenario s = gptOn8();
+        const double B = 64, sq = 2048, L = 24, h = 2304, V = 51200, gpus = 8;
+        const double eq7 = 72 * B * L * sq * h * h * (1 + sq / (6 * h) + V / (12 * h * L));
+        const double causal = eq7 - 6 * (B * sq) * sq * h * L;
+        const double eq3 = 96 * B * sq * L * h * h * (1 + sq / (6 * h) + V / (16 * L * h));
+        std::vector<MeasuredRun> runs{
+            run("full", s, RunMetric::TflopsPerGpu, 100, MeasuredFlops::Full),
+            run("causal", s, RunMetric::TflopsPerGpu, 100, MeasuredFlops::Causal),
+            run("eq3", s, RunMetric::TflopsPerGpu, 100, MeasuredFlops::NarayananEq3),
+            run("mfu", s, RunMetric::Mfu, 0.5, MeasuredFlops::Full)};
+        const AccuracyReport rep = validateRuns(runs, ModelConstants{});
+        const double step = rep.rows[0].step_seconds;
+        QVERIFY(step > 0);
+        QVERIFY(near(rep.rows[0].predicted, eq7 / (step * gpus) / 1e12, 1e-6));
+        QVERIFY(near(rep.rows[1].predicted, causal / (step * gpus) / 1e12, 1e-6));
+        QVERIFY(near(rep.rows[2].predicted, eq3 / (step * gpus) / 1e12, 1e-6));
+        QVERIFY(near(rep.rows[3].predicted, eq7 / (step * gpus) / 1e12 / 312, 1e-6));
+    }
+
+    void memoryIsThePeak()
+    {
+        const Scenario s = gptOn8();
+        const Estimate e = evaluate(s);
+        std::vector<MeasuredRun> runs{run("mem", s, RunMetric::PeakMemoryGib, 20)};
+        const AccuracyReport rep = validateRuns(runs, ModelConstants{});
+        QVERIFY(near(rep.rows[0].predicted, e.peak_bytes / 1073741824.0));
+        QVERIFY(rep.groups.empty()); // memory is not a speed: nothing to rank
+    }
+
+    void failedRunsAreListed()
+    {
+        Scenario bad = gptOn8();
+        bad.parallel.tp = 5; // 24 heads are not divisible by 5; 5·1·1 ≠ 8 GPUs
+        bad.parallel.dp = 1;
+        const Scenario good = gptOn8();
+        const double step = evaluate(good).time.step_seconds;
+        std::vector<MeasuredRun> runs{run("bad", bad, RunMetric::StepSeconds, 1.0),
+                                      run("good", good, RunMetric::StepSeconds, step)};
+        const AccuracyReport rep = validateRuns(runs, ModelConstants{});
+        QCOMPARE(int(rep.rows.size()), 2);
+        QCOMPARE(rep.rows[0].name, std::string("bad"));
+        QVERIFY(!rep.rows[0].failure.empty());
+        // The message is validate()'s.
+        QVERIFY(!validate(bad).empty());
+        QVERIFY(rep.rows[0].failure.find(validate(bad).front().message) != std::string::npos);
+        QCOMPARE(rep.rows[0].measured, 1.0);
+        QVERIFY(rep.rows[1].failure.empty());
+        QCOMPARE(rep.summary.runs, 1);
+        QCOMPARE(rep.summary.failed, 1);
+        QVERIFY(rep.summary.mape < 1e-12); // the good run was measured as predicted
+    }
+
+    void bestPlanRankByHand()
+    {
+        // Four plans of one model on 8 GPUs. Sorted by the model's predicted speed A > B > C > D,
+        // they are given measured steps 1.1, 1.0, 0.9, 1.3 s (same tokens per step, so speed is
+        // 1/step). Measured order: C (0.9) > B > A (1.1) > D: the model's best plan A is measured
+        // rank 3, 1.1/0.9 − 1 = 22.2 % slower than C. Ranks (ascending speed) predicted D1 C2 B3
+        // A4, measured D1 A2 B3 C4: Σd² = 8, ρ = 1 − 6·8/(4·15) = 0.2.
+        std::vector<Scenario> plans;
+        for (int tp : {1, 2, 4, 8})
+            plans.push_back(gptOn8(tp));
+        std::vector<std::pair<double, std::size_t>> bySpeed;
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            plans[i].model.name = "same model";
+            QVERIFY(isRunnable(plans[i]));
+            bySpeed.push_back({evaluate(plans[i]).time.step_seconds, i});
+        }
+        std::sort(bySpeed.begin(), bySpeed.end()); // fastest predicted first
+        for (std::size_t i = 1; i < bySpeed.size(); ++i)
+            QVERIFY(bySpeed[i].first > bySpeed[i - 1].first); // distinct predictions
+        const double measured[] = {1.1, 1.0, 0.9, 1.3};
+        const char* names[] = {"A", "B", "C", "D"};
+        std::vector<MeasuredRun> runs;
+        for (std::size_t k = 0; k < 4; ++k)
+            runs.push_back(
+                run(names[k], plans[bySpeed[k].second], RunMetric::StepSeconds, measured[k]));
+        const AccuracyReport rep = validateRuns(runs, ModelConstants{});
+        QCOMPARE(int(rep.groups.size()), 1);
+        const GroupSummary& g = rep.groups[0];
+        QCOMPARE(g.key, std::string("same model on 8 GPUs"));
+        QCOMPARE(g.runs, 4);
+        QCOMPARE(g.best_plan_rank, 3);
+        QVERIFY(near(g.best_plan_slowdown, 1.1 / 0.9 - 1));
+        QVERIFY(near(g.spearman, 0.2));
+        QCOMPARE(g.best_plan, std::string("A"));
+        QCOMPARE(g.measured_best, std::string("C"));
+    }
+
+    void groupsNeedTwoRunsAndFollowTheKey()
+    {
+        const Scenario a = gptOn8(2), b = gptOn8(4);
+        Scenario other = gptOn8(2);
+        other.model.name = "another";
+        std::vector<MeasuredRun> runs{run("a", a, RunMetric::StepSeconds, 1),
+                                      run("b", b, RunMetric::StepSeconds, 2),
+                                      run("c", other, RunMetric::StepSeconds, 1)};
+        runs[0].scenario.model.name = runs[1].scenario.model.name = "gpt";
+        auto rep = validateRuns(runs, ModelConstants{});
+        QCOMPARE(int(rep.groups.size()), 1); // "another" has one run only
+        QCOMPARE(rep.groups[0].key, std::string("gpt on 8 GPUs"));
+        rep = validateRuns(runs, ModelConstants{}, nullptr, GroupBy::None);
+        QCOMPARE(int(rep.groups.size()), 1);
+        QCOMPARE(rep.groups[0].runs, 3);
+        rep = validateRuns(runs, ModelConstants{}, nullptr, GroupBy::Gpus);
+        QCOMPARE(rep.groups[0].key, std::string("8 GPUs"));
+        // Runs of different batch sizes rank by tokens per second, not by step time: twice the
+        // batch in 1.5× the time is the faster plan.
+        Scenario big = a;
+        big.training.global_batch *= 2;
+        std::vector<MeasuredRun> batches{run("small", a, RunMetric::StepSeconds, 1.0),
+                                         run("big", big, RunMetric::StepSeconds, 1.5)};
+        batches[1].scenario.model.name = batches[0].scenario.model.name;
+        const auto g = validateRuns(batches, ModelConstants{}).groups;
+        QCOMPARE(int(g.size()), 1);
+        QCOMPARE(g[0].measured_best, std::string("big"));
+    }
+
+    void groupByNames()
+    {
+        for (GroupBy g : {GroupBy::ModelAndGpus, GroupBy::Model, GroupBy::Gpus, GroupBy::Hardware,
+                          GroupBy::Source, GroupBy::None})
+            QCOMPARE(parseGroupBy(toString(g)), std::optional<GroupBy>(g));
+        QVERIFY(!parseGroupBy("plan"));
+        QCOMPARE(metricName(RunMetric::TokensPerSecond), std::string_view("tokens_per_second"));
+    }
+
+    void referenceRunsAreOneDataSet()
+    {
+        const RunSet set = builtinReferenceRuns();
+        const auto refs = referenceRuns();
+        QCOMPARE(set.runs.size(), refs.size());
+        QCOMPARE(int(set.assumptions.size()), 4); // one note per reference file
+        const AccuracyReport rep = validateRuns(set.runs, ModelConstants{});
+        QCOMPARE(rep.summary.failed, 0);
+        Estimate e;
+        for (std::size_t i = 0; i < refs.size(); ++i) {
+            QCOMPARE(set.runs[i].measured.size(), std::size_t(1));
+            const Measurement& m = set.runs[i].measured[0];
+            QCOMPARE(m.metric, refs[i].metric == "mfu" ? RunMetric::Mfu : RunMetric::TflopsPerGpu);
+            QCOMPARE(m.value, refs[i].published);
+            evaluate(refs[i].scenario, e);
+            QVERIFY(near(rep.rows[i].predicted, predictedMetric(refs[i], e)));
+            if (refs[i].convention == FlopsConvention::NarayananEq3) {
+                // Narayanan Eq. 3 by hand for this row.
+                const Scenario& s = refs[i].scenario;
+                const double B = s.training.global_batch, sq = s.training.seq_len,
+                             L = s.model.layers, h = double(s.model.hidden),
+                             V = double(s.model.vocab);
+                const double f = 96 * B * sq * L * h * h * (1 + sq / (6 * h) + V / (16 * L * h));
+                QVERIFY(
+                    near(rep.rows[i].predicted, f / (e.time.step_seconds * s.gpus) / 1e12, 1e-9));
+            }
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestAccuracy)
+#include "test_accuracy.moc"

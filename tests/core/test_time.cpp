@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The step-time model (core/time.h and its steps) against hand-computed cases: a one-GPU dense
+// step is 3 × forward FLOPs / (peak × efficiency) plus the optimizer; each dimension's
+// collectives follow the ring alpha-beta model with the per-layer counts of Narayanan et al.
+// 2021 and Korthikanti et al. 2022; and invariants: the breakdown adds up to the step,
+// everything is non-negative, more bandwidth is never slower.
+
+#include "core/comm_time.h"
+#include "core/dims.h"
+#include "core/evaluate.h"
+#include "core/framework.h"
+#include "core/time.h"
+#include "core/validate.h"
+#include "test_scenarios.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using namespace paralens;
+using namespace paralens::testmodels;
+
+namespace {
+
+bool close(double a, double b, double rel = 1e-9)
+{
+    return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
+}
+
+#define QVERIFY_CLOSE(a, b, rel)                                                                   \
+    QVERIFY2(                                                                                      \
+        close((a), (b), (rel)),                                                                    \
+        qPrintable(                                                                                \
+            QString("%1 = %2, expected %3").arg(#a).arg((a), 0, 'g', 17).arg((b), 0, 'g', 17)))
+
+// A small Llama-style model (SwiGLU, RMSNorm, no biases, untied): per layer 4h² + 3·h·ffn + 2h
+// parameters (q = kv = h), plus V·h embedding, V·h LM head and the final norm h.
+constexpr double L = 2, H = 1024, FFN = 2048, V = 1024;
+constexpr double kParams = L * (4 * H * H + 3 * H * FFN + 2 * H) + 2 * V * H + H;
+
+ModelSpec tiny()
+{
+    ModelSpec m;
+    m.name = "tiny";
+    m.layers = int(L);
+    m.hidden = std::int64_t(H);
+    m.heads = 8;
+    m.kv_heads = 8;
+    m.ffn_hidden = std::int64_t(FFN);
+    m.vocab = std::int64_t(V); // a multiple of 128: no padding at t = 1
+    m.gated_mlp = true;
+    m.tied_embeddings = false;
+    return m;
+}
+
+// One GPU of 100 TFLOP/s BF16 whose HBM (1e18 B/s) makes every streaming kernel negligible.
+Scenario oneGpu(Recompute recompute)
+{
+    ClusterSpec c;
+    c.name = "test";
+    c.gpu = {"test gpu", 80, 1e9, 100, 0};
+    c.scale_up_gbps = 450;
+    c.scale_out_gbps = 50;
+    Scenario s;
+    s.model = tiny();
+    s.cluster = c;
+    s.gpus = 1;
+    s.training.seq_len = 1024;
+    s.training.micro_batch = 1;
+    s.training.global_batch = 1;
+    s.training.recompute = recompute;
+    s.training.flash_attention = true;
+    return s;
+}
+
+// GEMMs at exactly 0.5 of the peak whatever their shape; attention at the same efficiency.
+ModelConstants flatKernels()
+{
+    ModelConstants k;
+    k.gemm_efficiency = 0.5;
+    k.gemm_half_size = 0;
+    k.attention_efficiency_ratio = 1;
+    k.hbm_efficiency = 1;
+    return k;
+}
+
+// What stepTime() needs, prepared as evaluate() prepares it, so time.h is called directly.
+struct Step
+{
+    Scenario s;
+    ModelConstants k;
+    FrameworkConventions fw;
+    std::vector<StageLayers> layers;
+    std::vector<StageParams> params;
+    std::vector<StageTimes> times;
+    std::vector<double> inflight;
+    Topology topo;
+    Estimate est;
+
+    Step(const Scenario& sc, const ModelConstants& kc)
+        : s(sc), k(kc), fw(conventions(sc.training.framework, sc.training.optimizer))
+    {
+    }
+    const TimeBreakdown& run()
+    {
+        const std::size_t p = std::size_t(s.parallel.pp);
+        layers.assign(p, {});
+        params.assign(p, {});
+        times.assign(p, {});
+        inflight.assign(p, 0);
+        if (!splitLayers(s.model, s.parallel, fw.split, layers))
+            qFatal("the test plan cannot be split");
+        for (std::size_t r = 0; r < p; ++r)
+            params[r] = stageParameters(s.model, s.parallel, layers[r], k.vocab_divisible_by);
+        topo = placeGroups(s.parallel, s.cluster);
+        StepInputs in;
+        in.scenario = &s;
+        in.framework = &fw;
+        in.constants = &k;
+        in.topology = &topo;
+        in.layers = layers;
+        in.params = params;
+        stepTime(in, times, inflight, est);
+        return est.time;
+    }
+};
+
+// Forward FLOPs of the tiny model for N = 1024 tokens (s = 1024, b = 1), Korthikanti et al.
+// 2022 App. A with GQA widths: QKV 2·N·h·3h, output 2·N·h², causal attention core 2·N·s·h
+// (flash skips the masked half of 4·N·s·h), SwiGLU MLP 2·3·N·h·ffn; LM head 2·N·h·V.
+constexpr double N = 1024, S = 1024;
+constexpr double kCoreFlops = 2 * N * S * H;
+constexpr double kLayerFlops = 2 * N * H * 3 * H + 2 * N * H * H + kCoreFlops + 6 * N * H * FFN;
+constexpr double kHeadFlops = 2 * N * H * V;
+constexpr double kFlopRate = 100e12 * 0.5;
+
+// A node of eight H100-class GPUs: NVLink 450 GB/s × 0.80 achieved, 3 µs per hop.
+constexpr double kNvlink = 450e9 * 0.80, kAlpha = 3e-6;
+
+CommContext context(const Scenario& s, const Dims& d, const Topology& topo, const ModelConstants& k)
+{
+    return CommContext{&s, &d, &topo, &k, nullptr};
+}
+
+} // namespace
+
+class TestTime : public QObject
+{
+    Q_OBJECT
+private slots:
+    void oneGpuDenseStepIsThreeForwards()
+    {
+        Step st(oneGpu(Recompute::None), flatKernels());
+        const TimeBreakdown& t = st.run();
+        // Backward = input gradients + weight gradients = 2 × forward.
+        const double expected = 3 * (L * kLayerFlops + kHeadFlops) / kFlopRate;
+        QVERIFY_CLOSE(t.step_seconds, expected, 1e-6);
+        QVERIFY_CLOSE(t.compute_seconds, expected, 1e-6);
+        QCOMPARE(t.bubble_seconds, 0.0);
+        QCOMPARE(t.exposed.total(), 0.0);
+        QCOMPARE(t.overlapped.total(), 0.0);
+        QCOMPARE(t.critical_stage, 0);
+    }
+
+    void recomputationRepeatsTheForward()
+    {
+        // Full: one more forward of every layer, not of the LM head.
+        Step full(oneGpu(Recompute::Full), flatKernels());
+        QVERIFY_CLOSE(full.run().step_seconds, (4 * L * kLayerFlops + 3 * kHeadFlops) / kFlopRate,
+                      1e-6);
+        // Selective: the attention core once more per layer.
+        Step sel(oneGpu(Recompute::Selective), flatKernels());
+        QVERIFY_CLOSE(sel.run().step_seconds,
+                      (3 * (L * kLayerFlops + kHeadFlops) + L * kCoreFlops) / kFlopRate, 1e-6);
+    }
+
+    void optimizerStreamsAdamBytes()
+    {
+        // HBM 1 TB/s: Adam streams 30 bytes per local parameter.
+        Scenario s = oneGpu(Recompute::None);
+        s.cluster.gpu.hbm_gbps = 1000;
+        Step one(s, flatKernels());
+        QVERIFY_CLOSE(one.run().optimizer_seconds, kParams * 30 / 1e12, 1e-12);
+        QCOMPARE(one.est.time.offload_seconds, 0.0);
+
+        // The distributed optimizer (ZeRO-1) over dp = 4 steps a quarter of them.
+        s.parallel.dp = 4;
+        s.parallel.zero = 1;
+        s.gpus = 4;
+        s.training.global_batch = 4;
+        Step sharded(s, flatKernels());
+        QVERIFY_CLOSE(sharded.run().optimizer_seconds, kParams / 4 * 30 / 1e12, 1e-12);
+
+        // Offloaded (Megatron: fp32 gradients down, bf16 weights up over 25 GB/s PCIe, then
+        // CPU Adam at 1e9 parameters/s); nothing left on the GPU.
+        s = oneGpu(Recompute::None);
+        s.cluster.pcie_gbps = 25;
+        s.parallel.offload_optimizer = true;
+        Step off(s, flatKernels());
+        const TimeBreakdown& t = off.run();
+        QCOMPARE(t.optimizer_seconds, 0.0);
+        QVERIFY_CLOSE(t.offload_seconds, kParams * (4 + 2) / 25e9 + kParams / 1e9, 1e-12);
+        // Both add to the step.
+        QVERIFY_CLOSE(t.step_seconds,
+                      3 * (L * kLayerFlops + kHeadFlops) / kFlopRate + t.offload_seconds, 1e-6);
+    }
+
+    void tensorParallelCollectives()
+    {
+        // Llama-3-70B widths, t = 8 on one NVLink node, one 4096-token sequence: each
+        // collective moves one b·s·h activation of 2-byte elements.
+        Scenario s = scenario(llama3_70b(), h100_sxm(), 8, 1, 1, 1);
+        s.parallel.sequence_parallel = false;
+        s.training.recompute = Recompute::None;
+        const ModelConstants k;
+        const Dims d = dimsOf(s.model, ActivationShape::of(s), 1);
+        const Topology topo = placeGroups(s.parallel, s.cluster);
+        const double bytes = 4096.0 * 8192 * 2;
+        // Ring all-reduce: 2(t − 1)/t of the buffer over the bus bandwidth; latency
+        // min(2(t − 1), 4·log2 t) = 12 steps (NCCL's trees).
+        const double allReduce = 2.0 * 7 / 8 * bytes / kNvlink + 12 * kAlpha;
+        const CommTimes ar = tpComm(context(s, d, topo, k));
+        QVERIFY_CLOSE(ar.forward, 2 * allReduce, 1e-12);  // two all-reduces per layer forward
+        QVERIFY_CLOSE(ar.backward, 2 * allReduce, 1e-12); // and two backward
+        QCOMPARE(ar.hidden, 0.0);
+
+        // Full recompute runs the forward's two again in the backward.
+        s.training.recompute = Recompute::Full;
+        QVERIFY_CLOSE(tpComm(context(s, d, topo, k)).backward, 4 * allReduce, 1e-12);
+
+        // SP: each all-reduce becomes an all-gather plus a reduce-scatter, (t − 1)/t of the
+        // gathered tensor and t − 1 latency steps each; two re-gathers hide in the backward.
+        s.training.recompute = Recompute::None;
+        s.parallel.sequence_parallel = true;
+        const Dims dsp = dimsOf(s.model, ActivationShape::of(s), 1);
+        const double gather = 7.0 / 8 * bytes / kNvlink + 7 * kAlpha;
+        const CommTimes sp = tpComm(context(s, dsp, topo, k));
+        QVERIFY_CLOSE(sp.forward, 4 * gather, 1e-12);
+        QVERIFY_CLOSE(sp.backward, 4 * gather, 1e-12);
+        QVERIFY_CLOSE(sp.hidden, 2 * gather, 1e-12);
+
+        // On the step: every layer, every micro-batch, on the critical path.
+        s.parallel.sequence_parallel = false;
+        s.training.global_batch = 2;
+        const Estimate e = evaluate(s);
+        QVERIFY_CLOSE(e.time.exposed.tp, 2 * 80 * 4 * allReduce, 1e-12);
+
+        // One GPU: no TP traffic at all.
+        s.parallel.tp = 1;
+        const Topology solo = placeGroups(s.parallel, s.cluster);
+        const Dims d1 = dimsOf(s.model, ActivationShape::of(s), 1);
+        const CommTimes none = tpComm(context(s, d1, solo, k));
+        QCOMPARE(none.forward + none.backward + none.hidden, 0.0);
+    }
+
+    void contextParallelRingHidesUnderAttention()
+    {
+        // cp = 2, t = 1: one ring step sends a K and a V chunk of (s/cp)·b·kv 2-byte elements.
+        Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 1, 1, 1, 8192);
+        s.parallel.cp = 2;
+        s.gpus = 2;
+        s.training.recompute = Recompute::None;
+        const ModelConstants k;
+        const Dims d = dimsOf(s.model, ActivationShape::of(s), 1);
+        const Topology topo = placeGroups(s.parallel, s.cluster);
+        const double chunk = 2 * (8192.0 / 2) * 1 * (8 * 128) * 2;
+        const double step = kAlpha + chunk / kNvlink; // send/recv: one message
+        const CommContext c = context(s, d, topo, k);
+        // No attention to hide under: cp − 1 steps forward, twice that backward, all exposed.
+        const CommTimes bare = cpComm(c, 0);
+        QVERIFY_CLOSE(bare.forward, step, 1e-12);
+        QVERIFY_CLOSE(bare.backward, 2 * step, 1e-12);
+        QCOMPARE(bare.hidden, 0.0);
+        // A long attention core ((cp − 1)/cp of it runs on the local chunk) hides all of it.
+        const CommTimes hidden = cpComm(c, 10 * step);
+        QCOMPARE(hidden.forward + hidden.backward, 0.0);
+        QVERIFY_CLOSE(hidden.hidden, 3 * step, 1e-12);
+        // Half a step of cover forward (core · 1/2 = step/2): half a step exposed.
+        QVERIFY_CLOSE(cpComm(c, step).forward, step / 2, 1e-12);
+    }
+
+    void expertParallelAllToAll()
+    {
+        // Mixtral shapes, ep = 8 inside one node: dispatch and combine send N·k·h 2-byte
+        // elements each; an all-to-all moves (ep − 1)/ep of them with ep − 1 latency steps,
+        // stretched by the load imbalance (1.2).
+        Scenario s = scenario(mixtral8x7b(), h100_sxm(), 1, 1, 8, 8);
+        s.parallel.ep = 8;
+        const ModelConstants k;
+        const Dims d = dimsOf(s.model, ActivationShape::of(s), 8);
+        const Topology topo = placeGroups(s.parallel, s.cluster);
+        const double bytes = 4096.0 * 2 * 4096 * 2;
+        const double a2a = (7 * kAlpha + 7.0 / 8 * bytes / kNvlink) * 1.2;
+        const CommContext c = context(s, d, topo, k);
+        const CommTimes ep = epComm(c, LayerTimes{});
+        QVERIFY_CLOSE(ep.forward, 2 * a2a, 1e-12);
+        QVERIFY_CLOSE(ep.backward, 2 * a2a, 1e-12);
+        QCOMPARE(ep.hidden, 0.0);
+        // DualPipeV pairs them with compute: all hidden under a long enough layer.
+        s.parallel.schedule = Schedule::DualPipeV;
+        LayerTimes busy;
+        busy.f = busy.b = 1;
+        const CommTimes paired = epComm(c, busy);
+        QCOMPARE(paired.forward + paired.backward, 0.0);
+        QVERIFY_CLOSE(paired.hidden, 4 * a2a, 1e-12);
+        // A dense model has no all-to-all.
+        s.model = llama3_8b();
+        const CommTimes dense = epComm(c, LayerTimes{});
+        QCOMPARE(dense.forward + dense.backward, 0.0);
+    }
+
+    void pipelineHopAndTiedEmbeddings()
+    {
+        // pp = 2 inside one node, t = 2: one hop sends b·s·h/t 2-byte elements.
+        Scenario s = scenario(gpt(8, 4096, 32), h100_sxm(), 2, 2, 1, 4, 2048);
+        const ModelConstants k;
+        const Dims d = dimsOf(s.model, ActivationShape::of(s), 1);
+        const Topology topo = placeGroups(s.parallel, s.cluster);
+        const CommContext c = context(s, d, topo, k);
+        const double hop = kAlpha + 2048.0 * 4096 * 2 / 2 / kNvlink;
+        const CommTimes pp = ppComm(c);
+        QVERIFY_CLOSE(pp.forward, hop, 1e-12);
+        QVERIFY_CLOSE(pp.backward, hop, 1e-12);
+        QCOMPARE(pp.hidden, 0.0);
+        // Tied embeddings: one all-reduce over the first and last stage of the V_pad·h/t fp32
+        // gradient (V = 51,200 pads to 51,456 at t = 2); a pair: 2(2 − 1) latency steps.
+        const double grad = 51456.0 * 4096 / 2 * 4;
+        QVERIFY_CLOSE(tiedEmbeddingSeconds(c, 51456, 4), 2 * kAlpha + 2.0 * 1 / 2 * grad / kNvlink,
+                      1e-12);
+        s.model.tied_embeddings = false;
+        QCOMPARE(tiedEmbeddingSeconds(c, 51456, 4), 0.0);
+    }
+
+    void dataParallelReduction()
+    {
+        // dp = 8 on one node, plain DDP: the stage's fp32 gradients are all-reduced once per
+        // step, 2(d − 1)/d of 4·P bytes, 12 latency steps.
+        Scenario s = oneGpu(Recompute::None);
+        s.cluster = h100_sxm();
+        s.parallel.dp = 8;
+        s.gpus = 8;
+        s.training.global_batch = 8;
+        const double allReduce = 2.0 * 7 / 8 * (4 * kParams) / kNvlink + 12 * kAlpha;
+        Step exposed(s, ModelConstants{});
+        exposed.fw.overlap_grad_reduce = false;
+        const TimeBreakdown& t = exposed.run();
+        QVERIFY_CLOSE(t.exposed.dp, allReduce, 1e-12);
+        QCOMPARE(t.overlapped.dp, 0.0);
+
+        // Overlapped with the last backward: only what outlasts it is exposed, and the two
+        // parts add up to the whole reduction.
+        Step overlapped(s, ModelConstants{});
+        const TimeBreakdown& o = overlapped.run();
+        const StageTimes& st = overlapped.times[0];
+        QVERIFY_CLOSE(o.exposed.dp,
+                      std::max(0.0, allReduce - (st.backward_seconds + st.weight_seconds)), 1e-12);
+        QVERIFY_CLOSE(o.exposed.dp + o.overlapped.dp, allReduce, 1e-12);
+        QVERIFY(o.step_seconds < t.step_seconds);
+    }
+
+    void shardGroupIsClampedToDp()
+    {
+        // A shard group larger than DP names more replicas than there are: validate() rejects
+        // it (dp % shard_group != 0), and evaluate() treats it as the whole DP group in memory
+        // and time alike.
+        Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 1, 4, 64);
+        s.parallel.zero = 3;
+        s.parallel.shard_group = 16;
+        const std::vector<ValidationError> errors = validate(s);
+        QVERIFY(std::any_of(errors.begin(), errors.end(), [](const ValidationError& e) {
+            return e.rule == "shard_group_divides_dp";
+        }));
+        QCOMPARE(s.parallel.shardGroup(), 4);
+        const Estimate big = evaluate(s);
+        s.parallel.shard_group = 0;
+        const Estimate whole = evaluate(s);
+        QCOMPARE(big.stages[0].parameters, whole.stages[0].parameters);
+        QCOMPARE(big.stages[0].optimizer_states, whole.stages[0].optimizer_states);
+        QCOMPARE(big.time.step_seconds, whole.time.step_seconds);
+        QCOMPARE(big.time.optimizer_seconds, whole.time.optimizer_seconds);
+        // A smaller group really shards less.
+        s.parallel.shard_group = 2;
+        QCOMPARE(s.parallel.shardGroup(), 2);
+        QVERIFY_CLOSE(evaluate(s).stages[0].parameters, 2 * whole.stages[0].parameters, 1e-12);
+    }
+
+    void breakdownAddsUpAndMoreBandwidthIsNeverSlower()
+    {
+        std::vector<Scenario> plans;
+        for (int zero : {0, 1, 2, 3})
+            for (bool sp : {false, true}) {
+                Scenario s = scenario(llama3_70b(), h100_sxm(), 8, 1, 4, 64);
+                s.parallel.zero = zero;
+                s.parallel.sequence_parallel = sp;
+                s.parallel.cp = sp ? 2 : 1;
+                s.gpus = s.parallel.gpus();
+                plans.push_back(s);
+            }
+        Scenario moe = scenario(mixtral8x7b(), h100_sxm(), 2, 1, 8, 64);
+        moe.parallel.ep = 8;
+        moe.parallel.zero = 1;
+        plans.push_back(moe);
+        Scenario off = scenario(llama3_8b(), h100_sxm(), 1, 1, 8, 64);
+        off.parallel.zero = 2;
+        off.parallel.offload_optimizer = true;
+        plans.push_back(off);
+        Scenario piped = scenario(llama3_70b(), h100_sxm(), 8, 4, 2, 64);
+        piped.parallel.zero = 1;
+        plans.push_back(piped);
+        Scenario v = piped;
+        v.parallel.schedule = Schedule::Interleaved1F1B;
+        v.parallel.virtual_stages = 2;
+        plans.push_back(v);
+
+        for (const Scenario& s : plans) {
+            const std::vector<ValidationError> errors = validate(s);
+            QVERIFY2(errors.empty(), errors.empty() ? "" : errors[0].message.c_str());
+            const Estimate e = evaluate(s);
+            const TimeBreakdown& t = e.time;
+            for (double x : {t.step_seconds, t.compute_seconds, t.bubble_seconds,
+                             t.optimizer_seconds, t.offload_seconds, t.exposed.tp, t.exposed.cp,
+                             t.exposed.ep, t.exposed.pp, t.exposed.dp, t.overlapped.tp,
+                             t.overlapped.cp, t.overlapped.ep, t.overlapped.pp, t.overlapped.dp})
+                QVERIFY(std::isfinite(x) && x >= 0);
+            // One stage: the step is its compute, the exposed communication, the optimizer
+            // and the offload, nothing else. With a pipeline the bubble (which holds the
+            // exposed p2p time) comes on top.
+            const double parts =
+                t.compute_seconds + t.exposed.total() + t.optimizer_seconds + t.offload_seconds;
+            if (s.parallel.pp == 1) {
+                QCOMPARE(t.bubble_seconds, 0.0);
+                QVERIFY_CLOSE(t.step_seconds, parts, 1e-9);
+            } else {
+                QVERIFY(t.bubble_seconds > 0);
+                QVERIFY_CLOSE(t.step_seconds, parts + t.bubble_seconds - t.exposed.pp, 1e-9);
+            }
+
+            // Twice the NVLink, NIC, HBM or PCIe bandwidth never makes the step slower.
+            for (int which = 0; which < 4; ++which) {
+                Scenario fast = s;
+                double& bw = which == 0   ? fast.cluster.scale_up_gbps
+                             : which == 1 ? fast.cluster.scale_out_gbps
+                             : which == 2 ? fast.cluster.gpu.hbm_gbps
+                                          : fast.cluster.pcie_gbps;
+                bw *= 2;
+                QVERIFY2(evaluate(fast).time.step_seconds <= t.step_seconds * (1 + 1e-12),
+                         qPrintable(QString("bandwidth %1 doubled").arg(which)));
+            }
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTime)
+#include "test_time.moc"
