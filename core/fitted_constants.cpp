@@ -55,9 +55,10 @@ constexpr std::array<Entry, 9> kEntries{{
      {0.0, 1.0, "a share of the backward window, by definition"}},
     {FitConstant::LayerOverhead,
      "layer_overhead_seconds",
-     {0.0, 2e-3,
-      "a layer's forward and backward launch 50-100 kernels at a few microseconds of launch "
-      "and gap each (why CUDA Graphs exist, CUDA C++ Programming Guide); 2 ms is far above"}},
+     {0.0, 5e-3,
+      "a layer's forward, recomputation and backward run 100-200 operators; eager PyTorch "
+      "spends some 10-20 us of CPU on each (the launch overhead CUDA Graphs remove), so a GPU "
+      "that outruns its CPU waits up to a few ms per layer; 5 ms bounds it"}},
     {FitConstant::StepOverhead,
      "step_overhead_seconds",
      {0.0, 2.0,
