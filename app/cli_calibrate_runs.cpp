@@ -158,33 +158,136 @@ void printText(QTextStream& o, const FitResult& r, const std::vector<RunSet>& se
         o << "note: the fit stopped after " << r.iterations << " iterations before converging\n";
 }
 
+// Everything one fit produces: the runs, the fit, and the reports before and after it.
+struct FitRun
+{
+    std::vector<RunSet> sets;
+    std::vector<MeasuredRun> runs;
+    CalibrationProfile profile; ///< the base profile (or empty) with the fitted constants
+    FitResult result;
+    AccuracyReport before, after;
+};
+
+// Throws InputError.
+FitRun runFit(const QStringList& files, const QString& hardware, const QString& base,
+              const FitOptions& opt)
+{
+    FitRun f;
+    f.sets = loadRunFiles(files, hardware, presets());
+    f.runs = allRuns(f.sets);
+    const GpuSpec gpu = f.runs.empty() ? GpuSpec{} : f.runs.front().scenario.cluster.gpu;
+    std::unique_ptr<CalibratedPerformance> tables;
+    if (!base.isEmpty()) {
+        f.profile = loadProfileFile(base.toStdString());
+        f.profile.model_constants.reset(); // the fit replaces them; they must not pull it
+        tables =
+            std::make_unique<CalibratedPerformance>(f.profile, gpu.bf16_tflops, gpu.fp8_tflops);
+    }
+    f.result = fitConstants(f.runs, opt, ModelConstants{}, tables.get());
+    f.profile.tool = QStringLiteral("paralens calibrate %1").arg(PARALENS_VERSION).toStdString();
+    f.profile.created = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+    FittedConstants fc = f.result.constants();
+    for (const QString& file : files)
+        fc.fit.sources.push_back(QFileInfo(file).fileName().toStdString());
+    f.profile.model_constants = fc;
+    const CalibratedPerformance fitted(f.profile, gpu.bf16_tflops, gpu.fp8_tflops);
+    f.before = validateRuns(f.runs, ModelConstants{}, tables.get());
+    f.after = validateRuns(f.runs, ModelConstants{}, &fitted);
+    return f;
+}
+
+nlohmann::json groupsJson(const AccuracyReport& before, const AccuracyReport& after)
+{
+    nlohmann::json groups = nlohmann::json::array();
+    for (std::size_t i = 0; i < after.groups.size(); ++i) {
+        const GroupSummary& g = after.groups[i];
+        nlohmann::json j{{"key", g.key},
+                         {"runs", g.runs},
+                         {"spearman", g.spearman},
+                         {"best_plan_rank", g.best_plan_rank},
+                         {"best_plan_slowdown", g.best_plan_slowdown}};
+        if (i < before.groups.size() && before.groups[i].key == g.key) {
+            j["spearman_before"] = before.groups[i].spearman;
+            j["best_plan_rank_before"] = before.groups[i].best_plan_rank;
+        }
+        groups.push_back(j);
+    }
+    return groups;
+}
+
+void printGroups(QTextStream& o, const AccuracyReport& before, const AccuracyReport& after)
+{
+    for (std::size_t i = 0; i < after.groups.size(); ++i) {
+        const GroupSummary& g = after.groups[i];
+        const bool same = i < before.groups.size() && before.groups[i].key == g.key;
+        o << QStringLiteral("group %1 (%2 runs): Spearman %3 -> %4, the model's best plan "
+                            "measured rank %5 -> %6 (%7 slower than the measured best)\n")
+                 .arg(qs(g.key))
+                 .arg(g.runs)
+                 .arg(same ? QString::number(before.groups[i].spearman, 'f', 2) : "-")
+                 .arg(g.spearman, 0, 'f', 2)
+                 .arg(same ? QString::number(before.groups[i].best_plan_rank) : "-")
+                 .arg(g.best_plan_rank)
+                 .arg(pct(g.best_plan_slowdown));
+    }
+}
+
+// Reads --holdout, --seed and --fit; an exit code on bad input.
+std::optional<int> readOptions(const QCommandLineParser& parser, FitOptions& opt)
+{
+    bool ok = true;
+    if (parser.isSet("holdout")) {
+        opt.holdout = parser.value("holdout").toDouble(&ok);
+        if (!ok)
+            return fail("--holdout: expected a number in [0, 1), got '" + parser.value("holdout") +
+                        "'");
+    }
+    if (parser.isSet("seed")) {
+        opt.seed = parser.value("seed").toULongLong(&ok);
+        if (!ok)
+            return fail("--seed: expected a non-negative integer, got '" + parser.value("seed") +
+                        "'");
+    }
+    if (parser.isSet("fit")) {
+        QString error;
+        const auto c = parseConstants(parser.value("fit"), &error);
+        if (!c)
+            return fail(error);
+        opt.constants = *c;
+    }
+    return std::nullopt;
+}
+
+void addOptions(QCommandLineParser& parser)
+{
+    parser.setApplicationDescription(
+        "Fit the model's free constants to measured runs (docs/fit.md): GEMM efficiency per\n"
+        "GPU type and its small-size falloff, HBM efficiency, attention-kernel efficiency,\n"
+        "scale-up and scale-out efficiency, the share of the DP reduction hidden under\n"
+        "backward, fixed per-layer and per-step costs. Robust least squares on\n"
+        "log(predicted / measured) within physical bounds. Inputs: runs files\n"
+        "(*.paralens-runs.json) and measured-iteration CSVs (with --hardware).");
+    parser.addHelpOption();
+    parser.addPositionalArgument("FILE", "runs file or measured-iteration CSV", "FILE...");
+    parser.addOptions({
+        {"runs", "fit to the measured runs in FILE..."},
+        {"out", "write the profile to PROFILE (required)", "PROFILE"},
+        {"hardware", "cluster of CSV rows: preset id or hardware file", "ID|FILE"},
+        {"holdout", "keep share F of the runs out of the fit", "F"},
+        {"seed", "seed of the hold-out split (default 1)", "S"},
+        {"fit", "constants to fit, comma-separated (default all)", "LIST"},
+        {"base", "a measured profile whose tables the model uses and the output keeps", "PROFILE"},
+        {"json", "print the result as one JSON object"},
+        {"quiet", "print nothing on success"},
+    });
+}
+
 } // namespace
 
 int cmdCalibrateRuns(const QStringList& args)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        "Fit the model's free constants to measured runs (docs/fit.md): GEMM efficiency per\n"
-        "GPU type, attention-kernel efficiency, scale-up and scale-out efficiency, the share of\n"
-        "the DP reduction hidden under backward, fixed per-layer and per-step costs. Robust\n"
-        "least squares on log(predicted / measured) within physical bounds. Inputs: runs files\n"
-        "(*.paralens-runs.json) and measured-iteration CSVs (with --hardware).");
-    parser.addHelpOption();
-    parser.addPositionalArgument("FILE", "runs file or measured-iteration CSV", "FILE...");
-    const QCommandLineOption runsOpt("runs", "fit to the measured runs in FILE...");
-    const QCommandLineOption outOpt("out", "write the profile to PROFILE (required)", "PROFILE");
-    const QCommandLineOption hwOpt("hardware", "cluster of CSV rows: preset id or hardware file",
-                                   "ID|FILE");
-    const QCommandLineOption holdOpt("holdout", "keep share F of the runs out of the fit", "F");
-    const QCommandLineOption seedOpt("seed", "seed of the hold-out split (default 1)", "S");
-    const QCommandLineOption fitOpt("fit", "constants to fit, comma-separated (default all)",
-                                    "LIST");
-    const QCommandLineOption baseOpt(
-        "base", "a measured profile whose tables the model uses and the output keeps", "PROFILE");
-    const QCommandLineOption jsonOpt("json", "print the result as one JSON object");
-    const QCommandLineOption quietOpt("quiet", "print nothing on success");
-    parser.addOptions(
-        {runsOpt, outOpt, hwOpt, holdOpt, seedOpt, fitOpt, baseOpt, jsonOpt, quietOpt});
+    addOptions(parser);
     if (!parser.parse(args)) {
         QTextStream(stderr) << "error: calibrate: " << parser.errorText() << "\n";
         return BadUsage;
@@ -194,61 +297,27 @@ int cmdCalibrateRuns(const QStringList& args)
         return Ok;
     }
     const QStringList files = parser.positionalArguments();
-    if (files.isEmpty() || !parser.isSet(outOpt)) {
+    if (files.isEmpty() || !parser.isSet("out")) {
         QTextStream(stderr) << "error: calibrate --runs: needs FILE... and --out PROFILE.json\n";
         return BadUsage;
     }
     FitOptions opt;
-    bool ok = true;
-    if (parser.isSet(holdOpt)) {
-        opt.holdout = parser.value(holdOpt).toDouble(&ok);
-        if (!ok)
-            return fail("--holdout: expected a number in [0, 1), got '" + parser.value(holdOpt) +
-                        "'");
-    }
-    if (parser.isSet(seedOpt)) {
-        opt.seed = parser.value(seedOpt).toULongLong(&ok);
-        if (!ok)
-            return fail("--seed: expected a non-negative integer, got '" + parser.value(seedOpt) +
-                        "'");
-    }
-    QString error;
-    if (parser.isSet(fitOpt)) {
-        const auto c = parseConstants(parser.value(fitOpt), &error);
-        if (!c)
-            return fail(error);
-        opt.constants = *c;
-    }
-    CalibrationProfile profile;
-    std::unique_ptr<CalibratedPerformance> tables;
+    if (const auto code = readOptions(parser, opt))
+        return *code;
     try {
-        const std::vector<RunSet> sets = loadRunFiles(files, parser.value(hwOpt), presets());
-        const std::vector<MeasuredRun> runs = allRuns(sets);
-        if (parser.isSet(baseOpt)) {
-            profile = loadProfileFile(parser.value(baseOpt).toStdString());
-            CalibrationProfile forFit = profile;
-            forFit.model_constants.reset(); // the fit replaces them; they must not pull it
-            const GpuSpec gpu = runs.empty() ? GpuSpec{} : runs.front().scenario.cluster.gpu;
-            tables =
-                std::make_unique<CalibratedPerformance>(forFit, gpu.bf16_tflops, gpu.fp8_tflops);
-        }
-        const FitResult r = fitConstants(runs, opt, ModelConstants{}, tables.get());
-        profile.tool = QStringLiteral("paralens calibrate %1").arg(PARALENS_VERSION).toStdString();
-        profile.created = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-        FittedConstants fc = r.constants();
-        for (const QString& f : files)
-            fc.fit.sources.push_back(QFileInfo(f).fileName().toStdString());
-        profile.model_constants = fc;
-        saveProfileFile(profile, parser.value(outOpt).toStdString());
+        const FitRun f = runFit(files, parser.value("hardware"), parser.value("base"), opt);
+        saveProfileFile(f.profile, parser.value("out").toStdString());
         QTextStream o(stdout);
-        if (parser.isSet(jsonOpt))
+        if (parser.isSet("json")) {
+            nlohmann::json j = resultJson(f.result, parser.value("out"));
+            j["groups"] = groupsJson(f.before, f.after);
             o << QString::fromStdString(
-                     resultJson(r, parser.value(outOpt))
-                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
+                     j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
               << "\n";
-        else if (!parser.isSet(quietOpt)) {
-            printText(o, r, sets);
-            o << "wrote " << parser.value(outOpt) << "\n";
+        } else if (!parser.isSet("quiet")) {
+            printText(o, f.result, f.sets);
+            printGroups(o, f.before, f.after);
+            o << "wrote " << parser.value("out") << "\n";
         }
     } catch (const InputError& e) {
         return fail(QString::fromStdString(e.what()));
