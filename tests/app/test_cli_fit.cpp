@@ -129,8 +129,8 @@ private slots:
     {
         QTemporaryDir dir;
         const auto r = run({"calibrate", "--runs", writeRuns(dir), "--fit",
-                            "gemm_efficiency,step_overhead_seconds", "--holdout", "0.5",
-                            "--seed", "3", "--out", dir.filePath("p.json"), "--json"});
+                            "gemm_efficiency,step_overhead_seconds", "--holdout", "0.5", "--seed",
+                            "3", "--out", dir.filePath("p.json"), "--json"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const auto j = parse(r.out);
         QCOMPARE(j["holdout"]["runs"].get<int>(), int(plans().size()) / 2);
@@ -153,17 +153,17 @@ private slots:
         QTemporaryDir dir;
         const QString runs = writeRuns(dir);
         QCOMPARE(run({"calibrate", "--runs", runs}).code, 2); // no --out
-        const auto fitName = run({"calibrate", "--runs", runs, "--fit", "gemm_eff", "--out",
-                                  dir.filePath("p.json")});
+        const auto fitName = run(
+            {"calibrate", "--runs", runs, "--fit", "gemm_eff", "--out", dir.filePath("p.json")});
         QCOMPARE(fitName.code, 1);
         QVERIFY2(fitName.err.contains("--fit: unknown constant 'gemm_eff'"),
                  qPrintable(fitName.err));
-        const auto hold = run({"calibrate", "--runs", runs, "--holdout", "1.5", "--out",
-                               dir.filePath("p.json")});
+        const auto hold =
+            run({"calibrate", "--runs", runs, "--holdout", "1.5", "--out", dir.filePath("p.json")});
         QCOMPARE(hold.code, 1);
         QVERIFY2(hold.err.contains("hold-out share"), qPrintable(hold.err));
-        const auto one = run({"calibrate", "--runs", writeRuns(dir, 1), "--out",
-                              dir.filePath("p.json")});
+        const auto one =
+            run({"calibrate", "--runs", writeRuns(dir, 1), "--out", dir.filePath("p.json")});
         QCOMPARE(one.code, 1);
         QVERIFY2(one.err.contains("cannot determine"), qPrintable(one.err));
         const QString csv = dir.filePath("iterations.csv");

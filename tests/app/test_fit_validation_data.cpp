@@ -51,9 +51,8 @@ private slots:
         QFETCH(int, seed);
         QTemporaryDir dir;
         const auto r = testcli::run({"calibrate", "--runs", dataDir() + "/" + file, "--hardware",
-                                     kCluster, "--holdout", "0.5", "--seed",
-                                     QString::number(seed), "--out", dir.filePath("p.json"),
-                                     "--json"});
+                                     kCluster, "--holdout", "0.5", "--seed", QString::number(seed),
+                                     "--out", dir.filePath("p.json"), "--json"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const auto j = nlohmann::json::parse(r.out.toStdString());
         const double before = j["holdout"]["mape_before"].get<double>();
