@@ -40,8 +40,9 @@ AccuracyPanel::AccuracyPanel(const PresetLibrary& presets, QWidget* parent)
     m_hardware->setObjectName(QStringLiteral("accuracyHardware"));
     m_hardware->setAccessibleName(tr("Hardware of CSV rows"));
     m_hardware->setToolTip(tr("The cluster the rows of a measured-iteration CSV ran on"));
+    m_hardware->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     for (const std::string& id : presets.hardwareIds())
-        m_hardware->addItem(QString::fromStdString(id));
+        m_hardware->addItem(QString::fromStdString(id), QString::fromStdString(id));
     m_hardware->addItem(tr(kOtherFile));
     setHardware(QStringLiteral("a100-80gb"));
     m_status = new QLabel(tr("Load measured runs to see how close the model is."), this);
@@ -80,17 +81,21 @@ AccuracyPanel::~AccuracyPanel()
 
 void AccuracyPanel::setHardware(const QString& idOrFile)
 {
-    int i = m_hardware->findText(idOrFile);
+    int i = m_hardware->findData(idOrFile);
     if (i < 0) {
-        m_hardware->insertItem(m_hardware->count() - 1, idOrFile);
+        // A file shows by its name; the item keeps the path.
+        const bool preset = m_presets.hardware(idOrFile.toStdString()) != nullptr;
+        m_hardware->insertItem(m_hardware->count() - 1,
+                               preset ? idOrFile : QFileInfo(idOrFile).fileName(), idOrFile);
         i = m_hardware->count() - 2;
+        m_hardware->setItemData(i, idOrFile, Qt::ToolTipRole);
     }
     m_hardware->setCurrentIndex(i);
 }
 
 QString AccuracyPanel::hardware() const
 {
-    return m_hardware->currentText();
+    return m_hardware->currentData().toString();
 }
 
 bool AccuracyPanel::loadFiles(const QStringList& files)

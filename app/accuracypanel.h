@@ -52,6 +52,9 @@ public:
 
     void loadDialog();
 
+    /// Room for a square scatter beside the explorer's views.
+    QSize sizeHint() const override { return {760, 720}; }
+
 signals:
     /// A report was drawn (after loading or a profile change).
     void reportReady();

@@ -86,10 +86,15 @@ ToolDocks::ToolDocks(QMainWindow* window, Document* doc, QMenu* toolsMenu)
     followDocument();
 }
 
-void ToolDocks::openAccuracy(const QStringList& files, const QString& hardware)
+void ToolDocks::openAccuracy(const QStringList& files, const QString& hardware,
+                             const QRect& floating)
 {
     m_accuracyDock->show();
     m_accuracyDock->raise();
+    if (!floating.isEmpty()) {
+        m_accuracyDock->setFloating(true);
+        m_accuracyDock->setGeometry(floating);
+    }
     if (!hardware.isEmpty())
         m_accuracy->setHardware(hardware);
     if (!files.isEmpty())

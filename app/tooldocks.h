@@ -2,9 +2,11 @@
 #pragma once
 #include <QList>
 #include <QObject>
+#include <QRect>
 #include <QStringList>
 
 class QDockWidget;
+
 class QMainWindow;
 class QMenu;
 
@@ -32,10 +34,12 @@ public:
     SearchView* searchView() const { return m_search; }
     CalibrationPanel* calibrationPanel() const { return m_calibration; }
     AccuracyPanel* accuracyPanel() const { return m_accuracy; }
-    /// Shows the Accuracy dock and loads `files` (CSV rows on `hardware`, when given).
-    void openAccuracy(const QStringList& files, const QString& hardware = {});
-    /// The docks' charts (the search scatter, the calibration curves), exported like the
-    /// explorer's views.
+    /// Shows the Accuracy dock and loads `files` (CSV rows on `hardware`, when given); a
+    /// non-empty `floating` rectangle floats the dock there.
+    void openAccuracy(const QStringList& files, const QString& hardware = {},
+                      const QRect& floating = {});
+    /// The docks' charts (the search scatter, the calibration curves, the accuracy scatter),
+    /// exported like the explorer's views.
     QList<ChartView*> charts() const;
 
 private:

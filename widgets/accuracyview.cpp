@@ -6,10 +6,12 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace paralens {
@@ -83,7 +85,7 @@ AccuracyView::AccuracyView(QWidget* parent) : ChartView(parent)
     layoutBox()->insertWidget(1, m_groups);
 
     QCustomPlot* p = plot();
-    setUpTitleAndLegend();
+    setUpTitleAndLegendBelow();
     for (QCPAxis* a : {p->xAxis, p->yAxis}) {
         a->setScaleType(QCPAxis::stLogarithmic);
         auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
@@ -105,6 +107,41 @@ AccuracyView::AccuracyView(QWidget* parent) : ChartView(parent)
     connect(p, &QCustomPlot::mouseMove, this, &AccuracyView::hover);
     connect(p, &QCustomPlot::mouseDoubleClick, this, &AccuracyView::doubleClicked);
     updateTexts();
+}
+
+// Title above, legend below in columns: a report has up to dozens of groups, and a legend at
+// the side would take the scatter's width in a dock.
+void AccuracyView::setUpTitleAndLegendBelow()
+{
+    QCustomPlot* p = plot();
+    p->plotLayout()->insertRow(0);
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() + 1);
+    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, chartTitle(), titleFont));
+    p->setAccessibleName(chartTitle());
+    p->setAccessibleDescription(toolTip());
+    p->axisRect()->insetLayout()->take(p->legend);
+    p->plotLayout()->addElement(2, 0, p->legend);
+    p->plotLayout()->setRowStretchFactor(2, 0.001);
+    p->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    p->legend->setWrap(3);
+    p->legend->setVisible(true);
+    p->legend->setMargins(QMargins(6, 2, 6, 2));
+    p->legend->setRowSpacing(0);
+    palette::applyToPlot(p, palette());
+}
+
+void AccuracyView::resizeEvent(QResizeEvent* event)
+{
+    ChartView::resizeEvent(event);
+    // As many legend columns as fit: group names run to some 40 characters.
+    const int column = fontMetrics().averageCharWidth() * 44;
+    const int wrap = std::clamp(width() / std::max(1, column), 1, 4);
+    if (wrap != plot()->legend->wrap()) {
+        plot()->legend->setWrap(wrap);
+        plot()->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void AccuracyView::setReport(const AccuracyReport& report, std::vector<MeasuredRun> runs)
@@ -181,7 +218,7 @@ void AccuracyView::applyColors()
     QColor band = palette::ok(palette());
     m_bandHigh->setPen(QPen(band, 1, Qt::DashLine));
     m_bandLow->setPen(QPen(band, 1, Qt::DashLine));
-    band.setAlpha(40);
+    band.setAlpha(70);
     m_bandHigh->setBrush(band);
 }
 

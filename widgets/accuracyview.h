@@ -62,8 +62,10 @@ signals:
 protected:
     void clearData() override;
     void applyColors() override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void setUpTitleAndLegendBelow();
     void rebuild();
     void drawReference();
     void updateTexts();
