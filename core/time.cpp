@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/time.h"
-#include "core/plan_options.h"
 #include "core/comm_time.h"
 #include "core/dims.h"
 #include "core/dp_time.h"
 #include "core/optimizer_time.h"
+#include "core/plan_options.h"
 
 #include <algorithm>
 
@@ -22,6 +22,7 @@ struct StepModel
     DpLinks dp;
     double hbm = 0;
     int microbatches = 1;
+    double layer_overhead = 0; ///< fixed seconds per layer per micro-batch (docs/fit.md)
 };
 
 // The result of walking the stages in order.
@@ -51,6 +52,9 @@ StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
     const double layers = st.layers;
     t.forward_seconds += layers * (sm.tp.forward + sm.cp.forward) + nm * sm.ep.forward;
     t.backward_seconds += layers * (sm.tp.backward + sm.cp.backward) + nm * sm.ep.backward;
+    // Fixed per-layer costs (kernel launches, framework hooks), forward : backward = 1 : 2.
+    t.forward_seconds += layers * sm.layer_overhead / 3;
+    t.backward_seconds += layers * sm.layer_overhead * 2 / 3;
     return t;
 }
 
@@ -86,7 +90,10 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         t.backward_seconds += dp.backward - hiddenB;
 
         const double bw = t.backward_seconds + t.weight_seconds;
-        const double gradWindow = slackB + (fw.overlap_grad_reduce ? bw : 0.0);
+        // A framework that overlaps the gradient reduction hides it under a share of the
+        // backward (ModelConstants::dp_overlap_fraction; 1 = all of it).
+        const double gradWindow =
+            slackB + (fw.overlap_grad_reduce ? in.constants->dp_overlap_fraction * bw : 0.0);
         const double paramWindow = slackF + (fw.overlap_param_gather ? t.forward_seconds : 0.0);
         const double exposed =
             std::max(0.0, dp.grad_tail - gradWindow) + std::max(0.0, dp.param_tail - paramWindow);
@@ -125,8 +132,9 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
 {
     const int mb = sm.microbatches;
     tb = TimeBreakdown{};
-    tb.step_seconds =
-        pc.step_seconds + sw.dp_exposed + tied + sw.optimizer.gpu + sw.optimizer.offload;
+    // The fixed per-step cost (docs/fit.md) is drawn with the optimizer step.
+    const double optimizer = sw.optimizer.gpu + in.constants->step_overhead_seconds;
+    tb.step_seconds = pc.step_seconds + sw.dp_exposed + tied + optimizer + sw.optimizer.offload;
     const StageTimes& ss = stage_times[std::size_t(sw.slow)];
     const double commSlow = sw.comm_slow.tp + sw.comm_slow.cp + sw.comm_slow.ep;
     tb.compute_seconds = std::max(0.0, mb * (ss.total() - commSlow));
@@ -146,7 +154,7 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     const double hops = p2pHopFactor(in.scenario->parallel);
     tb.overlapped.pp = std::max(0.0, 2.0 * mb * hops * p2p - pc.p2p_exposed_seconds);
     tb.overlapped.dp = std::max(0.0, sw.dp_total_slow - sw.dp_exposed);
-    tb.optimizer_seconds = sw.optimizer.gpu;
+    tb.optimizer_seconds = optimizer;
     tb.offload_seconds = sw.optimizer.offload;
     tb.critical_stage = sw.slow;
 }
@@ -175,6 +183,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     sm.dp = dpLinks(sm.comm);
     sm.hbm = k.hbm;
     sm.microbatches = std::max(1, safeMicrobatches(sc.training, pl));
+    sm.layer_overhead = kc.layer_overhead_seconds;
 
     const StageSweep sw = sweepStages(in, sm, stage_times.first(p));
     const double p2p = ppComm(sm.comm).forward;
