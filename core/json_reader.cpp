@@ -77,98 +77,130 @@ struct Scan
     }
 };
 
-std::size_t locateOffset(std::string_view text, std::string_view path)
+// Walks JSON text keeping the path of the value or key under the cursor ("a[1].b"), and
+// remembers where the deepest prefix of the wanted path starts.
+class Locator
 {
+public:
+    Locator(std::string_view text, std::string_view path) : m_sc{text}, m_path(path)
+    {
+        m_sc.ws();
+        m_best = std::min(m_sc.i, text.size());
+    }
+
+    // The offset of the wanted path, or of its deepest prefix the text holds.
+    std::size_t run()
+    {
+        while (!m_sc.end()) {
+            m_sc.ws();
+            if (m_sc.end())
+                break;
+            if (m_expectValue ? value() : afterValue())
+                break;
+        }
+        return m_best;
+    }
+
+private:
     struct Frame
     {
         bool array;
         std::size_t base; // length of the container's own path
         std::size_t index;
     };
-    Scan sc{text};
-    sc.ws();
-    std::size_t best = std::min(sc.i, text.size()), bestLen = 0;
-    std::string cur;
-    std::vector<Frame> stack;
-    // cur names the value or key at `at`: keep it when it is the deepest prefix of path so far.
-    const auto consider = [&](std::size_t at) {
-        const bool prefix =
-            cur.size() <= path.size() && path.substr(0, cur.size()) == cur &&
-            (cur.size() == path.size() || path[cur.size()] == '.' || path[cur.size()] == '[');
-        if (prefix && cur.size() > bestLen) {
-            best = at;
-            bestLen = cur.size();
+    Scan m_sc;
+    std::string_view m_path;
+    std::size_t m_best = 0, m_bestLen = 0;
+    std::string m_cur;
+    std::vector<Frame> m_stack;
+    bool m_expectValue = true;
+
+    // m_cur names the value or key at `at`: keep it when it is the deepest prefix of the path
+    // so far. True when it is the whole path.
+    bool consider(std::size_t at)
+    {
+        const std::size_t n = m_cur.size();
+        const bool prefix = n <= m_path.size() && m_path.substr(0, n) == m_cur &&
+                            (n == m_path.size() || m_path[n] == '.' || m_path[n] == '[');
+        if (prefix && n > m_bestLen) {
+            m_best = at;
+            m_bestLen = n;
         }
-        return prefix && cur.size() == path.size();
-    };
-    const auto element = [&](Frame& f) {
-        cur.resize(f.base);
-        cur += "[" + std::to_string(f.index) + "]";
-    };
-    bool expectValue = true;
-    while (!sc.end()) {
-        sc.ws();
-        if (sc.end())
-            break;
-        if (expectValue) {
-            const char c = sc.peek();
-            if (c == '{' || c == '[') {
-                stack.push_back({c == '[', cur.size(), 0});
-                ++sc.i;
-                sc.ws();
-                if (c == '[' && sc.peek() != ']') {
-                    element(stack.back());
-                    if (consider(sc.i))
-                        return best;
-                    continue; // expectValue stays true
-                }
-                expectValue = false; // a key follows, or the empty container closes
-                continue;
-            }
-            sc.scalar();
-            expectValue = false;
-            continue;
-        }
-        const char c = sc.peek();
-        if (c == '"' && !stack.empty() && !stack.back().array) { // a key
-            const std::size_t at = sc.i;
-            const std::string_view key = sc.string();
-            cur.resize(stack.back().base);
-            if (!cur.empty())
-                cur += '.';
-            cur += key;
-            if (consider(at))
-                return best;
-            sc.ws();
-            if (sc.peek() == ':')
-                ++sc.i;
-            expectValue = true;
-        } else if (c == ',') {
-            ++sc.i;
-            if (!stack.empty() && stack.back().array) {
-                ++stack.back().index;
-                sc.ws();
-                element(stack.back());
-                if (consider(sc.i))
-                    return best;
-                expectValue = true;
-            }
-        } else if ((c == '}' || c == ']') && !stack.empty()) {
-            ++sc.i;
-            cur.resize(stack.back().base);
-            stack.pop_back();
-        } else {
-            ++sc.i; // not JSON that parseText() accepted: move on
-        }
+        return prefix && n == m_path.size();
     }
-    return best;
-}
+    void element(const Frame& f)
+    {
+        m_cur.resize(f.base);
+        m_cur += "[" + std::to_string(f.index) + "]";
+    }
+    // A value at the cursor: opens a container (a non-empty array's first element is the next
+    // value) or skips a scalar. True when the path is found.
+    bool value()
+    {
+        const char c = m_sc.peek();
+        if (c == '{' || c == '[') {
+            m_stack.push_back({c == '[', m_cur.size(), 0});
+            ++m_sc.i;
+            m_sc.ws();
+            if (c == '[' && m_sc.peek() != ']') {
+                element(m_stack.back());
+                return consider(m_sc.i);
+            }
+            m_expectValue = false; // a key follows, or the empty container closes
+            return false;
+        }
+        m_sc.scalar();
+        m_expectValue = false;
+        return false;
+    }
+    // After a value: an object key, a comma, or a closing bracket. True when the path is found.
+    bool afterValue()
+    {
+        const char c = m_sc.peek();
+        if (c == '"' && !m_stack.empty() && !m_stack.back().array)
+            return key();
+        if (c == ',') {
+            ++m_sc.i;
+            if (!m_stack.empty() && m_stack.back().array) {
+                ++m_stack.back().index;
+                m_sc.ws();
+                element(m_stack.back());
+                if (consider(m_sc.i))
+                    return true;
+                m_expectValue = true;
+            }
+        } else if ((c == '}' || c == ']') && !m_stack.empty()) {
+            ++m_sc.i;
+            m_cur.resize(m_stack.back().base);
+            m_stack.pop_back();
+        } else {
+            ++m_sc.i; // not JSON that parseText() accepted: move on
+        }
+        return false;
+    }
+    bool key()
+    {
+        const std::size_t at = m_sc.i;
+        const std::string_view k = m_sc.string();
+        m_cur.resize(m_stack.back().base);
+        if (!m_cur.empty())
+            m_cur += '.';
+        m_cur += k;
+        if (consider(at))
+            return true;
+        m_sc.ws();
+        if (m_sc.peek() == ':')
+            ++m_sc.i;
+        m_expectValue = true;
+        return false;
+    }
+};
 
 } // namespace
 
 std::string locate(std::string_view text, std::string_view path)
 {
-    return lineColumn(text, locateOffset(text, path) + 1);
+    return lineColumn(text, Locator(text, path).run() + 1);
 }
 
 json parseText(std::string_view text, const std::string& source)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/time.h"
-#include "core/plan_options.h"
 #include "core/comm_time.h"
 #include "core/dims.h"
 #include "core/dp_time.h"
 #include "core/optimizer_time.h"
+#include "core/plan_options.h"
 
 #include <algorithm>
 
@@ -111,13 +111,6 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
     return sw;
 }
 
-// Boundary crossings of one micro-batch each way, relative to one per stage: v chunks for
-// interleaved 1F1B (Narayanan et al. 2021 §2.2.2), 2 for the V shapes (Zero Bubble README).
-double p2pHopFactor(const ParallelPlan& pl)
-{
-    return p2pHopsPerMicrobatch(pl.schedule, pl.virtual_stages);
-}
-
 // The step and where it goes, from the pipeline cost and the critical stage.
 void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& sw,
                    const PipelineCost& pc, double p2p, double tied,
@@ -143,7 +136,10 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     tb.overlapped.tp = double(mb) * sl.layers * sm.tp.hidden;
     tb.overlapped.cp = double(mb) * sl.layers * sm.cp.hidden;
     tb.overlapped.ep = double(mb) * sl.moe_layers * sm.ep.hidden;
-    const double hops = p2pHopFactor(in.scenario->parallel);
+    // Each micro-batch crosses every boundary once per chunk each way (forward activations,
+    // backward gradients): v times for interleaved 1F1B, twice for the V shapes.
+    const ParallelPlan& pl = in.scenario->parallel;
+    const double hops = p2pHopsPerMicrobatch(pl.schedule, pl.virtual_stages);
     tb.overlapped.pp = std::max(0.0, 2.0 * mb * hops * p2p - pc.p2p_exposed_seconds);
     tb.overlapped.dp = std::max(0.0, sw.dp_total_slow - sw.dp_exposed);
     tb.optimizer_seconds = sw.optimizer.gpu;
