@@ -38,7 +38,7 @@ void printRows(QTextStream& out, const AccuracyReport& rep, std::span<const Meas
     for (const RunResult& r : rep.rows)
         width = std::max(width, int(r.name.size()));
     width = std::min(width, 60);
-    out << QString("run").leftJustified(width + 2)
+    out << QString("run").leftJustified(width + 3)
         << QString::asprintf("%-17s %12s %12s %8s  %s\n", "metric", "measured", "predicted",
                              "error", "predicted: compute  bubble    comm   optim (s)");
     std::string lastSource = "\x01"; // print the first source too
@@ -47,7 +47,7 @@ void printRows(QTextStream& out, const AccuracyReport& rep, std::span<const Meas
         if (source != lastSource && !source.empty())
             out << QString::fromStdString(source) << "\n";
         lastSource = source;
-        out << "  " << QString::fromStdString(r.name).leftJustified(width)
+        out << "  " << QString::fromStdString(r.name).leftJustified(width) << " "
             << QString::asprintf("%-17s ", std::string(metricName(r.metric)).c_str())
             << value(r.metric, r.measured).rightJustified(12) << " ";
         if (!r.failure.empty()) {

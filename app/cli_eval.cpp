@@ -6,6 +6,7 @@
 #include "core/evaluate.h"
 #include "core/scenario_io.h"
 #include "core/units.h"
+#include "widgets/qt_text.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -34,12 +35,12 @@ void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
     out << QString::fromStdString(s.model.name) << " on " << e.gpus << " × "
         << QString::fromStdString(s.cluster.gpu.name) << "\n";
     out << QString::asprintf("plan: tp %d · pp %d · dp %d · cp %d · ep %d, %s", p.tp, p.pp, p.dp,
-                             p.cp, p.ep, std::string(toString(p.schedule)).c_str());
+                             p.cp, p.ep, qPrintable(qText(toString(p.schedule))));
     if (p.virtual_stages > 1)
         out << " v" << p.virtual_stages;
     out << QString::asprintf(", zero %d, %s, %s recompute, %d micro-batches\n\n", p.zero,
-                             std::string(toString(s.training.framework)).c_str(),
-                             std::string(toString(s.training.recompute)).c_str(), e.microbatches);
+                             qPrintable(qText(toString(s.training.framework))),
+                             qPrintable(qText(toString(s.training.recompute))), e.microbatches);
 
     out << (e.calibrated ? "calibration: measured collectives and GEMM efficiency from " +
                                QString::fromStdString(s.calibration)

@@ -179,8 +179,10 @@ double predictMeasurement(const Scenario& s, const Measurement& m, const Estimat
 
 /// Predicts every run (with `constants` and, when given, `measured` performance) and
 /// summarises. Runs that fail validation become rows with `failure` set, never dropped.
-/// Groups list only those with at least two runs measured by a speed (every metric but memory);
-/// they rank runs by tokens/s, TFLOP/s or MFU, so runs of different batch sizes compare fairly.
+/// Groups, in the order they first appear, are those with at least two runs measured by a speed
+/// (every metric but memory); they rank runs by tokens per second (a TFLOP/s or MFU figure
+/// converted through the run's own predicted step), so runs of different batch sizes compare
+/// fairly. The report's assumptions are left to the caller (RunSet::assumptions).
 AccuracyReport validateRuns(std::span<const MeasuredRun> runs, const ModelConstants& constants,
                             const MeasuredPerformance* measured = nullptr,
                             GroupBy group_by = GroupBy::ModelAndGpus);

@@ -43,60 +43,25 @@ std::string lineColumn(std::string_view text, std::size_t byte)
     return std::to_string(line) + ":" + std::to_string(index - line_start + 1);
 }
 
-// Cursor over JSON text for locate(); every read is bounds-checked.
-struct Scan
-{
-    std::string_view t;
-    std::size_t i = 0;
-    bool end() const { return i >= t.size(); }
-    char peek() const { return end() ? '\0' : t[i]; }
-    void ws()
-    {
-        while (!end() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
-            ++i;
-    }
-    // A string token at i: returns its raw content (escapes kept) and moves past it.
-    std::string_view string()
-    {
-        const std::size_t start = ++i;
-        while (!end() && t[i] != '"')
-            i += t[i] == '\\' ? 2 : 1;
-        const std::size_t stop = std::min(i, t.size());
-        ++i;
-        return t.substr(start, stop - start);
-    }
-    void scalar()
-    {
-        if (peek() == '"') {
-            string();
-            return;
-        }
-        while (!end() && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' &&
-               t[i] != '\r' && t[i] != '\t')
-            ++i;
-    }
-};
-
-// Walks JSON text keeping the path of the value or key under the cursor ("a[1].b"), and
-// remembers where the deepest prefix of the wanted path starts.
+// Walks JSON text for locate(), keeping the key path of the current value; every read is
+// bounds-checked, so text that is not JSON only gives a poor position.
 class Locator
 {
 public:
-    Locator(std::string_view text, std::string_view path) : m_sc{text}, m_path(path)
+    Locator(std::string_view text, std::string_view path) : m_t(text), m_path(path)
     {
-        m_sc.ws();
-        m_best = std::min(m_sc.i, text.size());
+        ws();
+        m_best = std::min(m_i, m_t.size());
     }
 
-    // The offset of the wanted path, or of its deepest prefix the text holds.
     std::size_t run()
     {
-        while (!m_sc.end()) {
-            m_sc.ws();
-            if (m_sc.end())
+        bool value = true; // a value comes next (else a key, ',' or a closing bracket)
+        while (!done()) {
+            ws();
+            if (m_i >= m_t.size())
                 break;
-            if (m_expectValue ? value() : afterValue())
-                break;
+            value = value ? openValue() : afterValue();
         }
         return m_best;
     }
@@ -108,16 +73,27 @@ private:
         std::size_t base; // length of the container's own path
         std::size_t index;
     };
-    Scan m_sc;
-    std::string_view m_path;
-    std::size_t m_best = 0, m_bestLen = 0;
-    std::string m_cur;
-    std::vector<Frame> m_stack;
-    bool m_expectValue = true;
 
-    // m_cur names the value or key at `at`: keep it when it is the deepest prefix of the path
-    // so far. True when it is the whole path.
-    bool consider(std::size_t at)
+    bool done() const { return m_found || m_i >= m_t.size(); }
+    char peek() const { return m_i < m_t.size() ? m_t[m_i] : '\0'; }
+    void ws()
+    {
+        while (m_i < m_t.size() &&
+               (m_t[m_i] == ' ' || m_t[m_i] == '\t' || m_t[m_i] == '\n' || m_t[m_i] == '\r'))
+            ++m_i;
+    }
+    // A string token at m_i: its raw content (escapes kept); moves past it.
+    std::string_view string()
+    {
+        const std::size_t start = ++m_i;
+        while (m_i < m_t.size() && m_t[m_i] != '"')
+            m_i += m_t[m_i] == '\\' ? 2 : 1;
+        const std::size_t stop = std::min(m_i, m_t.size());
+        ++m_i;
+        return m_t.substr(start, stop - start);
+    }
+    // m_cur names what starts at `at`: keep it when it is the deepest prefix of the path so far.
+    void consider(std::size_t at)
     {
         const std::size_t n = m_cur.size();
         const bool prefix = n <= m_path.size() && m_path.substr(0, n) == m_cur &&
@@ -126,74 +102,72 @@ private:
             m_best = at;
             m_bestLen = n;
         }
-        return prefix && n == m_path.size();
+        m_found = prefix && n == m_path.size();
     }
-    void element(const Frame& f)
+    void element()
     {
+        Frame& f = m_stack.back();
         m_cur.resize(f.base);
         m_cur += "[" + std::to_string(f.index) + "]";
+        ws();
+        consider(m_i);
     }
-    // A value at the cursor: opens a container (a non-empty array's first element is the next
-    // value) or skips a scalar. True when the path is found.
-    bool value()
+    // Returns whether a value comes next.
+    bool openValue()
     {
-        const char c = m_sc.peek();
-        if (c == '{' || c == '[') {
-            m_stack.push_back({c == '[', m_cur.size(), 0});
-            ++m_sc.i;
-            m_sc.ws();
-            if (c == '[' && m_sc.peek() != ']') {
-                element(m_stack.back());
-                return consider(m_sc.i);
-            }
-            m_expectValue = false; // a key follows, or the empty container closes
+        const char c = peek();
+        if (c != '{' && c != '[') { // a scalar
+            if (c == '"')
+                string();
+            else
+                while (m_i < m_t.size() &&
+                       std::string_view(",}] \t\r\n").find(m_t[m_i]) == std::string_view::npos)
+                    ++m_i;
             return false;
         }
-        m_sc.scalar();
-        m_expectValue = false;
-        return false;
+        m_stack.push_back({c == '[', m_cur.size(), 0});
+        ++m_i;
+        ws();
+        if (c == '[' && peek() != ']') {
+            element();
+            return true;
+        }
+        return false; // a key follows, or the empty container closes
     }
-    // After a value: an object key, a comma, or a closing bracket. True when the path is found.
     bool afterValue()
     {
-        const char c = m_sc.peek();
-        if (c == '"' && !m_stack.empty() && !m_stack.back().array)
-            return key();
-        if (c == ',') {
-            ++m_sc.i;
-            if (!m_stack.empty() && m_stack.back().array) {
-                ++m_stack.back().index;
-                m_sc.ws();
-                element(m_stack.back());
-                if (consider(m_sc.i))
-                    return true;
-                m_expectValue = true;
-            }
-        } else if ((c == '}' || c == ']') && !m_stack.empty()) {
-            ++m_sc.i;
+        const char c = peek();
+        if (c == '"' && !m_stack.empty() && !m_stack.back().array) { // a key
+            const std::size_t at = m_i;
+            const std::string_view key = string();
+            m_cur.resize(m_stack.back().base);
+            if (!m_cur.empty())
+                m_cur += '.';
+            m_cur += key;
+            consider(at);
+            ws();
+            if (peek() == ':')
+                ++m_i;
+            return true;
+        }
+        ++m_i;
+        if (c == ',' && !m_stack.empty() && m_stack.back().array) {
+            ++m_stack.back().index;
+            element();
+            return true;
+        }
+        if ((c == '}' || c == ']') && !m_stack.empty()) {
             m_cur.resize(m_stack.back().base);
             m_stack.pop_back();
-        } else {
-            ++m_sc.i; // not JSON that parseText() accepted: move on
         }
-        return false;
+        return false; // after ',' in an object a key follows; anything else is skipped
     }
-    bool key()
-    {
-        const std::size_t at = m_sc.i;
-        const std::string_view k = m_sc.string();
-        m_cur.resize(m_stack.back().base);
-        if (!m_cur.empty())
-            m_cur += '.';
-        m_cur += k;
-        if (consider(at))
-            return true;
-        m_sc.ws();
-        if (m_sc.peek() == ':')
-            ++m_sc.i;
-        m_expectValue = true;
-        return false;
-    }
+
+    std::string_view m_t, m_path;
+    std::size_t m_i = 0, m_best = 0, m_bestLen = 0;
+    bool m_found = false;
+    std::string m_cur;
+    std::vector<Frame> m_stack;
 };
 
 } // namespace

@@ -66,20 +66,6 @@ void checkInputs(const PipelineSchedule& s, const PipelineTimings& t)
 
 } // namespace
 
-void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
-                            SimulationResult& out)
-{
-    checkInputs(s, t);
-    prepare(s, t, out);
-    while (!m_ready.empty()) {
-        const int d = m_ready.back();
-        m_ready.pop_back();
-        runDevice(d, s, t, out);
-    }
-    throwIfStuck(s);
-    finish(s, t, out);
-}
-
 void PipelineSimulator::prepare(const PipelineSchedule& s, const PipelineTimings& t,
                                 SimulationResult& out)
 {
@@ -154,25 +140,69 @@ void PipelineSimulator::resetStats(const PipelineSchedule& s, const PipelineTimi
     } else {
         out.memory_timeline.clear();
     }
-    m_inflight.assign(p, 0);
-    m_pendingW.assign(p, 0);
-    m_held.assign(p, 0.0);
-    m_lastBStart.assign(p, 0.0);
+    m_devices.assign(p, DeviceRun{});
+    for (std::size_t d = 0; d < p; ++d) {
+        DeviceRun& run = m_devices[d];
+        run.stats = &out.stages[d];
+        run.timeline = t.record_memory_timeline ? &out.memory_timeline[d] : nullptr;
+        run.activation_units = !t.activation_units.empty();
+        run.weight_grad_units = !t.weight_grad_units.empty();
+    }
+}
+
+// Statistics and memory of one op (the device's ops run in order, so times only grow).
+inline void PipelineSimulator::account(const PipelineOp& op, std::size_t u, double start,
+                                       double stop, const PipelineTimings& t, DeviceRun& run) const
+{
+    StageStats& st = *run.stats;
+    st.busy_seconds += stop - start;
+    const bool actBytes = run.activation_units, wBytes = run.weight_grad_units;
+    if (op.kind == OpKind::F) {
+        ++run.inflight;
+        if (actBytes)
+            run.held += t.activation_units[u];
+        if (run.timeline)
+            run.timeline->push_back(MemoryPoint{start, run.inflight});
+        st.peak_inflight_microbatches = std::max(st.peak_inflight_microbatches, run.inflight);
+        st.peak_activation_units = std::max(st.peak_activation_units, run.held);
+    } else if (op.kind == OpKind::B) {
+        --run.inflight;
+        run.last_b_start = start;
+        if (actBytes)
+            run.held -= t.activation_units[u];
+        if (m_split) {
+            ++run.pending_w;
+            if (wBytes)
+                run.held += t.weight_grad_units[u];
+            st.peak_pending_weight_grads = std::max(st.peak_pending_weight_grads, run.pending_w);
+            st.peak_activation_units = std::max(st.peak_activation_units, run.held);
+        }
+        if (run.timeline)
+            run.timeline->push_back(MemoryPoint{stop, run.inflight});
+    } else {
+        --run.pending_w;
+        if (wBytes)
+            run.held -= t.weight_grad_units[u];
+    }
 }
 
 // Runs device d's ops in order until one waits for an op not yet run (then d is queued as
 // that op's waiter) or the device is done. Wakes the devices waiting for what it ran.
-void PipelineSimulator::runDevice(int d, const PipelineSchedule& s, const PipelineTimings& t,
-                                  SimulationResult& out)
+inline void PipelineSimulator::runDevice(int d, const PipelineSchedule& s, const PipelineTimings& t,
+                                         SimulationResult& out)
 {
     const int S = s.modelStages(), m = s.microbatches;
     const std::size_t du = std::size_t(d), mm = std::size_t(m);
+    const bool split = m_split; // the hot loop's constants in registers
+    const std::size_t perKind = m_perKind;
+    double latest = m_latest;
+    DeviceRun& run = m_devices[du];
     const std::int64_t end = s.stage_offset[d + 1];
     std::int64_t i = m_cursor[du];
     for (; i < end; ++i) {
         const PipelineOp& op = s.ops[std::size_t(i)];
         if (op.device != d || op.chunk < 0 || op.chunk >= s.chunks || op.microbatch < 0 ||
-            op.microbatch >= m || (op.kind == OpKind::W && !m_split) || std::uint8_t(op.kind) > 2)
+            op.microbatch >= m || (op.kind == OpKind::W && !split) || std::uint8_t(op.kind) > 2)
             throw InputError(kField, "pipeline schedule: op #" + std::to_string(i) + " on stage " +
                                          std::to_string(d) + " is out of range");
         const std::size_t mb = std::size_t(op.microbatch);
@@ -198,7 +228,7 @@ void PipelineSimulator::runDevice(int d, const PipelineSchedule& s, const Pipeli
         const double stop = start + m_dur[row];
         out.timing[std::size_t(i)] = {start, stop};
         m_free[du] = stop;
-        const std::size_t self = std::size_t(op.kind) * m_perKind + std::size_t(ms) * mm + mb;
+        const std::size_t self = std::size_t(op.kind) * perKind + std::size_t(ms) * mm + mb;
         if (m_keys[self].done >= 0)
             throw InputError(kField, "pipeline schedule runs " +
                                          opName(op.kind, op.microbatch, op.chunk) +
@@ -206,8 +236,8 @@ void PipelineSimulator::runDevice(int d, const PipelineSchedule& s, const Pipeli
         m_keys[self].done = stop;
         m_keys[self].path = path;
         m_devicePathComm[du] = path;
-        if (stop >= m_latest) {
-            m_latest = stop;
+        if (stop >= latest) {
+            latest = stop;
             out.p2p_exposed_seconds = path;
         }
         for (int w = m_keys[self].waiter; w >= 0;) {
@@ -216,46 +246,24 @@ void PipelineSimulator::runDevice(int d, const PipelineSchedule& s, const Pipeli
             w = next;
         }
         m_keys[self].waiter = -1;
-        account(op, ms, start, stop, t, out);
+        account(op, std::size_t(ms), start, stop, t, run);
     }
     m_cursor[du] = i;
+    m_latest = latest;
 }
 
-// Statistics and memory of one op (the device's ops run in order, so times only grow).
-void PipelineSimulator::account(const PipelineOp& op, int ms, double start, double stop,
-                                const PipelineTimings& t, SimulationResult& out)
+void PipelineSimulator::run(const PipelineSchedule& s, const PipelineTimings& t,
+                            SimulationResult& out)
 {
-    const std::size_t du = std::size_t(op.device), u = std::size_t(ms);
-    StageStats& st = out.stages[du];
-    st.busy_seconds += stop - start;
-    const bool actBytes = !t.activation_units.empty(), wBytes = !t.weight_grad_units.empty();
-    if (op.kind == OpKind::F) {
-        ++m_inflight[du];
-        if (actBytes)
-            m_held[du] += t.activation_units[u];
-        if (t.record_memory_timeline)
-            out.memory_timeline[du].push_back(MemoryPoint{start, m_inflight[du]});
-        st.peak_inflight_microbatches = std::max(st.peak_inflight_microbatches, m_inflight[du]);
-        st.peak_activation_units = std::max(st.peak_activation_units, m_held[du]);
-    } else if (op.kind == OpKind::B) {
-        --m_inflight[du];
-        m_lastBStart[du] = start;
-        if (actBytes)
-            m_held[du] -= t.activation_units[u];
-        if (m_split) {
-            ++m_pendingW[du];
-            if (wBytes)
-                m_held[du] += t.weight_grad_units[u];
-            st.peak_pending_weight_grads = std::max(st.peak_pending_weight_grads, m_pendingW[du]);
-            st.peak_activation_units = std::max(st.peak_activation_units, m_held[du]);
-        }
-        if (t.record_memory_timeline)
-            out.memory_timeline[du].push_back(MemoryPoint{stop, m_inflight[du]});
-    } else {
-        --m_pendingW[du];
-        if (wBytes)
-            m_held[du] -= t.weight_grad_units[u];
+    checkInputs(s, t);
+    prepare(s, t, out);
+    while (!m_ready.empty()) {
+        const int d = m_ready.back();
+        m_ready.pop_back();
+        runDevice(d, s, t, out);
     }
+    throwIfStuck(s);
+    finish(s, t, out);
 }
 
 // Anything left means the order cannot progress: name each stuck device's next op and what
@@ -308,7 +316,8 @@ void PipelineSimulator::finish(const PipelineSchedule& s, const PipelineTimings&
         if (!t.dp_sync_seconds.empty()) {
             const double T = t.dp_sync_seconds[std::size_t(d)];
             const double f = t.dp_overlap_fraction;
-            finish = std::max(lastEnd, m_lastBStart[std::size_t(d)] + f * T) + (1 - f) * T;
+            finish =
+                std::max(lastEnd, m_devices[std::size_t(d)].last_b_start + f * T) + (1 - f) * T;
         }
         st.finish_seconds = finish;
         st.dp_exposed_seconds = finish - lastEnd;

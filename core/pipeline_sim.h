@@ -106,10 +106,21 @@ private:
     void prepare(const PipelineSchedule& s, const PipelineTimings& t, SimulationResult& out);
     void buildTables(const PipelineSchedule& s, const PipelineTimings& t);
     void resetStats(const PipelineSchedule& s, const PipelineTimings& t, SimulationResult& out);
-    void runDevice(int d, const PipelineSchedule& s, const PipelineTimings& t,
-                   SimulationResult& out);
-    void account(const PipelineOp& op, int ms, double start, double stop, const PipelineTimings& t,
-                 SimulationResult& out);
+    // Called per stretch of one device's ops (often one or two): inline, like account().
+    inline void runDevice(int d, const PipelineSchedule& s, const PipelineTimings& t,
+                          SimulationResult& out);
+    // One device's running counts and where its statistics go.
+    struct DeviceRun
+    {
+        StageStats* stats = nullptr;
+        std::vector<MemoryPoint>* timeline = nullptr; ///< null when not recorded
+        int inflight = 0, pending_w = 0;
+        double held = 0, last_b_start = 0;
+        bool activation_units = false, weight_grad_units = false; ///< given in the timings
+    };
+    // Per op, in the hot loop: inline, defined (and used) in the simulator's source only.
+    inline void account(const PipelineOp& op, std::size_t model_stage, double start, double stop,
+                        const PipelineTimings& t, DeviceRun& run) const;
     void throwIfStuck(const PipelineSchedule& s) const;
     void finish(const PipelineSchedule& s, const PipelineTimings& t, SimulationResult& out) const;
 
@@ -126,15 +137,14 @@ private:
         std::int32_t waiter = -1; ///< first device waiting for it, −1 = none
     };
     std::vector<KeyState> m_keys;
-    std::vector<std::int32_t> m_nextWaiter;   // per device, next device waiting for the same key
-    std::vector<std::int64_t> m_cursor;       // per device, index of its next op
-    std::vector<double> m_free;               // per device, time it becomes free
-    std::vector<std::int32_t> m_ready;        // stack of devices that may progress
-    std::vector<double> m_dur, m_comm;        // per (kind, model stage)
-    std::vector<std::size_t> m_depBase;       // per (kind, model stage): dependency key of mb 0
-    std::vector<int> m_stageOf;               // per (device, chunk): model stage
-    std::vector<int> m_inflight, m_pendingW;  // per device, running counts
-    std::vector<double> m_held, m_lastBStart; // per device
+    std::vector<std::int32_t> m_nextWaiter; // per device, next device waiting for the same key
+    std::vector<std::int64_t> m_cursor;     // per device, index of its next op
+    std::vector<double> m_free;             // per device, time it becomes free
+    std::vector<std::int32_t> m_ready;      // stack of devices that may progress
+    std::vector<double> m_dur, m_comm;      // per (kind, model stage)
+    std::vector<std::size_t> m_depBase;     // per (kind, model stage): dependency key of mb 0
+    std::vector<int> m_stageOf;             // per (device, chunk): model stage
+    std::vector<DeviceRun> m_devices;
 };
 
 /// Convenience: one call with a fresh simulator.

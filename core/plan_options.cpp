@@ -17,7 +17,7 @@ std::vector<int> divisorsWhere(std::int64_t n, std::int64_t limit, Keep keep)
     if (n <= 0)
         return out;
     limit = std::min<std::int64_t>(limit, std::numeric_limits<int>::max());
-    out.reserve(64);       // more divisors than any n below 2^31 has but a few
+    out.reserve(64);       // one allocation for the usual GPU and batch counts
     std::vector<int> high; // the partners n / d, descending
     high.reserve(64);
     for (std::int64_t d = 1; d * d <= n; ++d) {

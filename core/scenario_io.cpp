@@ -227,8 +227,11 @@ json scenarioToJson(const Scenario& s)
                      {"recompute", std::string(toString(t.recompute))},
                      {"flash_attention", t.flash_attention},
                      {"optimizer", std::string(toString(t.optimizer))},
-                     {"framework", std::string(toString(t.framework))},
-                     {"overlap_grad_reduce", t.overlap_grad_reduce}};
+                     {"framework", std::string(toString(t.framework))}};
+    // Written only when off (bucketless DDP), like "calibration" only when set, so files of
+    // the usual case read as before.
+    if (!t.overlap_grad_reduce)
+        j["training"]["overlap_grad_reduce"] = false;
     if (!s.calibration.empty())
         j["calibration"] = s.calibration;
     return j;

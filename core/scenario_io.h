@@ -21,7 +21,8 @@ Scenario loadScenarioFile(const std::string& path,
 
 Scenario scenarioFromJson(const nlohmann::json& j,
                           const PresetLibrary& presets = PresetLibrary::builtin());
-/// The normalised scenario: every key written; model/hardware as the preset id when
+/// The normalised scenario: every key written (training.overlap_grad_reduce and calibration
+/// only when they differ from the default); model/hardware as the preset id when
 /// model_id/hardware_id is set (clear the id when the spec is edited), else as an object.
 nlohmann::json scenarioToJson(const Scenario& s);
 /// Pretty-printed JSON text, ready to be written to a `.paralens.json` file.

@@ -19,7 +19,11 @@
 #include <QTest>
 #include <qcustomplot.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <sys/types.h>
 
 using namespace paralens;
 using paralens::testplot::keys;
@@ -286,6 +290,37 @@ exit 0
         QVERIFY(panel.findChild<QLabel*>("calibrationProgressLabel")->text().contains("cancelled"));
         QCOMPARE(panel.view()->curveCount(), 1); // the measured profile stays
         QVERIFY(!QFile::exists(m_dir.filePath("never.json")));
+    }
+
+    void closingMidMeasurementKillsTheTool()
+    {
+        // A stand-in that writes its pid and then ignores terminate(): only kill() stops it.
+        const QString pidFile = m_dir.filePath("hang.pid");
+        const QString script = write(m_dir, "hang-measure",
+                                     QStringLiteral(R"(#!/bin/sh
+if [ "$1" = devices ]; then echo '{"devices":[{"index":0,"name":"Stand-in GPU"}]}'; exit 0; fi
+trap '' TERM
+echo $$ > "%1"
+exec sleep 30
+)")
+                                         .arg(pidFile)
+                                         .toUtf8());
+        QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        auto* panel = new CalibrationPanel;
+        panel->setMeasureTool(script);
+        QTRY_COMPARE(panel->measureState(), CalibrationPanel::MeasureState::Available);
+        QVERIFY(panel->startMeasurement(m_dir.filePath("closed.json")));
+        QTRY_VERIFY(QFile::exists(pidFile) && QFile(pidFile).size() > 0);
+        QFile f(pidFile);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const pid_t pid = pid_t(f.readAll().trimmed().toLongLong());
+        QVERIFY(pid > 0);
+        QCOMPARE(::kill(pid, 0), 0); // running
+        const auto t0 = std::chrono::steady_clock::now();
+        delete panel; // the window closes: no grace period, nobody waits for the result
+        QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+        QCOMPARE(::kill(pid, 0), -1); // killed and reaped
+        QCOMPARE(errno, ESRCH);
     }
 
     void screenshot()

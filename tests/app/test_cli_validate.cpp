@@ -144,7 +144,8 @@ private slots:
     void unreadableInputFails()
     {
         const QString broken = m_dir.filePath("broken.paralens-runs.json");
-        write(broken, "{\"runs\": [{\"name\": \"a\",\n \"measured\": {\"step_seconds\": -2}}]}");
+        write(broken, "{\"runs\": [{\"name\": \"a\", \"scenario\": {},\n \"measured\": "
+                      "{\"step_seconds\": -2}}]}");
         Result r = paralens::testcli::run({"validate", broken});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.startsWith("error: " + broken + ":2:"), qPrintable(r.err));

@@ -164,6 +164,7 @@ private slots:
         QCOMPARE(rep.rows[0].name, std::string("bad"));
         QVERIFY(!rep.rows[0].failure.empty());
         // The message is validate()'s.
+        QVERIFY(!validate(bad).empty());
         QVERIFY(rep.rows[0].failure.find(validate(bad).front().message) != std::string::npos);
         QCOMPARE(rep.rows[0].measured, 1.0);
         QVERIFY(rep.rows[1].failure.empty());

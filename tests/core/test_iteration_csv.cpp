@@ -76,15 +76,15 @@ private slots:
         QCOMPARE(s.parallel.dp, 32);
         QCOMPARE(s.parallel.pp, 1);
         QCOMPARE(s.parallel.cp, 1);
-        QCOMPARE(s.parallel.schedule, Schedule::OneF1B);
+        QVERIFY(s.parallel.schedule == Schedule::OneF1B);
         QCOMPARE(s.parallel.zero, 0);
         QVERIFY(!s.parallel.sequence_parallel);
         QCOMPARE(s.training.seq_len, 2048);
         QCOMPARE(s.training.micro_batch, 8);
         QCOMPARE(s.training.global_batch, 512);
-        QCOMPARE(s.training.recompute, Recompute::Full);
-        QCOMPARE(s.training.precision, Precision::BF16);
-        QCOMPARE(s.training.framework, Framework::Megatron);
+        QVERIFY(s.training.recompute == Recompute::Full);
+        QVERIFY(s.training.precision == Precision::BF16);
+        QVERIFY(s.training.framework == Framework::Megatron);
         QVERIFY(!s.training.flash_attention);
         QVERIFY(!s.training.overlap_grad_reduce);
         QCOMPARE(s.hardware_id, std::string("a100-80gb"));
@@ -95,7 +95,7 @@ private slots:
         QCOMPARE(r.origin, std::string("m.csv:2"));
         QVERIFY(QString::fromStdString(r.name).contains("(line 2)"));
         QVERIFY(set.runs[0].name != set.runs[1].name);
-        QVERIFY2(validate(s).empty(), validate(s).front().message.c_str());
+        QVERIFY(validate(s).empty());
         // The assumptions say what the file does not.
         std::string all;
         for (const auto& a : set.assumptions)
@@ -172,7 +172,7 @@ private slots:
                                      << "column 4 'hidden size': 99999999999 exceeds the bound";
         QTest::newRow("overflowing integer")
             << h + "2,16,8,1024,16,24,1024,1,1,99999999999999999999999,372\n"
-            << "column 9 'data parallelism': '99999999999999999999999' exceeds the bound";
+            << "column 10 'pipeline parallelism': '99999999999999999999999' exceeds the bound";
         QTest::newRow("empty cell") << h + "2,16,,1024,16,24,1024,1,1,2,372\n"
                                     << "m.csv:2: column 3 'micro batch': empty cell";
         QTest::newRow("too many cells") << h + "2,16,8,1024,16,24,1024,1,1,2,372,9\n"

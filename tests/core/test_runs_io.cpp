@@ -86,15 +86,15 @@ private slots:
         QCOMPARE(a.measured[1].metric, RunMetric::TokensPerSecond);
         QCOMPARE(a.measured[1].value, 1.0e5);
         QCOMPARE(a.measured[2].metric, RunMetric::TflopsPerGpu);
-        QCOMPARE(a.measured[2].flops, MeasuredFlops::Causal);
+        QVERIFY(a.measured[2].flops == MeasuredFlops::Causal);
         QCOMPARE(a.measured[3].metric, RunMetric::PeakMemoryGib);
-        QCOMPARE(a.measured[3].memory, MemoryKind::Reserved);
+        QVERIFY(a.measured[3].memory == MemoryKind::Reserved);
         QCOMPARE(a.scenario.parallel.tp, 2);
         QCOMPARE(a.scenario.parallel.dp, 4);
         const MeasuredRun& b = set.runs[1];
         QVERIFY(b.scenario == a.scenario);
         QCOMPARE(b.measured[0].metric, RunMetric::Mfu);
-        QCOMPARE(b.measured[0].flops, MeasuredFlops::NarayananEq3);
+        QVERIFY(b.measured[0].flops == MeasuredFlops::NarayananEq3);
         QVERIFY(set.assumptions.empty());
     }
 
