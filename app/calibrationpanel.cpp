@@ -179,6 +179,7 @@ CalibrationPanel::CalibrationPanel(QWidget* parent)
     layout->addWidget(m_progressLabel);
     layout->addWidget(m_summaryLabel);
     layout->addWidget(m_errorLabel);
+    setUpFit(actions, layout);
     layout->addWidget(m_view, 1);
 
     connect(m_importButton, &QPushButton::clicked, this, &CalibrationPanel::importDialog);
@@ -389,6 +390,10 @@ void CalibrationPanel::updateSummary()
         parts << count(int(m_profile.gemm.size()), tr("GEMM shape"), tr("GEMM shapes"));
     if (m_profile.hbm_gbps)
         parts << tr("HBM %1 GB/s").arg(*m_profile.hbm_gbps, 0, 'f', 0);
+    if (m_profile.model_constants)
+        parts << tr("constants fitted to %1")
+                     .arg(count(m_profile.model_constants->fit.runs, tr("measured run"),
+                                tr("measured runs")));
     parts << (m_path.isEmpty() ? tr("not saved") : QDir::toNativeSeparators(m_path));
     QString text = parts.join(QStringLiteral(" · "));
     QStringList warnings;

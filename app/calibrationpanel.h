@@ -8,6 +8,7 @@
 #include <QStringList>
 #include <QWidget>
 
+class QBoxLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -15,6 +16,7 @@ class QPushButton;
 namespace paralens {
 
 class CalibrationView;
+class FitJob;
 
 /// The Calibration page: the CalibrationView plus its actions. Imports nccl-tests logs (and
 /// profiles) through core, loads and saves profiles, and runs paralens-measure as a
@@ -73,6 +75,11 @@ public:
     QPushButton* saveButton() const { return m_saveButton; }
     QPushButton* measureButton() const { return m_measureButton; }
     QPushButton* cancelButton() const { return m_cancelButton; }
+    QPushButton* fitButton() const { return m_fitButton; }
+    /// The running or last fit to measured runs (calibrationpanel_fit.cpp).
+    FitJob* fitJob() const { return m_fit; }
+    /// The fit's error before and after, as shown ("" before the first fit).
+    QString fitText() const;
     QProgressBar* progressBar() const { return m_progress; }
 
 public slots:
@@ -92,11 +99,17 @@ public slots:
     bool startMeasurement(const QString& outPath, const QStringList& args = {"all"});
     /// terminate(), then kill() after the grace period.
     void cancelMeasurement();
+    /// Fits the model's constants to the runs in `files` (CSV rows on `hardware`) in the
+    /// background; when it succeeds the profile gets the fitted constants (unsaved) and the
+    /// error before and after is shown. False (error shown) when the files cannot be read or a
+    /// fit is running.
+    bool fitToRuns(const QStringList& files, const QString& hardware = {});
 
     void importDialog();
     void loadDialog();
     void saveDialog();
     void measureDialog();
+    void fitDialog();
 
 signals:
     /// The panel's profile changed. `path` is its file, empty when it exists only in memory
@@ -104,6 +117,8 @@ signals:
     void profileChanged(const QString& path);
     /// paralens-measure finished (ok: exit 0 and a profile was loaded).
     void measurementFinished(bool ok);
+    /// A fit to measured runs finished (ok: the profile holds its constants).
+    void fitFinished(bool ok);
 
 private:
     void showError(const QString& message);
@@ -115,6 +130,8 @@ private:
     void progressLine(const QByteArray& line);
     void runFinished(const ToolRun& run);
     void setMeasuring(bool on);
+    void setUpFit(QBoxLayout* actions, QBoxLayout* column);
+    void fitDone();
 
     CalibrationView* m_view = nullptr;
     CalibrationProfile m_profile;
@@ -126,6 +143,9 @@ private:
     QPushButton* m_saveButton = nullptr;
     QPushButton* m_measureButton = nullptr;
     QPushButton* m_cancelButton = nullptr;
+    QPushButton* m_fitButton = nullptr;
+    QLabel* m_fitLabel = nullptr;
+    FitJob* m_fit = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_progressLabel = nullptr;
     QLabel* m_measureLabel = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `paralens calibrate INPUT... --out PROFILE.json`: nccl-tests logs and paralens-measure
-// profiles in, one fitted calibration profile out.
+// profiles in, one fitted calibration profile out. With --runs, measured runs in and the
+// model's constants fitted to them (cli_calibrate_runs.cpp).
 #include "app/cli_commands.h"
 
 #include "core/calibration.h"
@@ -54,12 +55,16 @@ void printFitTable(QTextStream& out, const CalibrationProfile& p)
 
 int cmdCalibrate(const QStringList& args)
 {
+    if (args.contains(QLatin1String("--runs")))
+        return cmdCalibrateRuns(args);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         "Fit a calibration profile from nccl-tests logs and paralens-measure output.\n"
         "Each input is detected by content: nccl-tests text output (several operations per\n"
         "file allowed) or a calibration profile JSON (schema 1). The fit per collective, group\n"
-        "size and span is t(S) = alpha + S * busFactor / busbw (weighted least squares).");
+        "size and span is t(S) = alpha + S * busFactor / busbw (weighted least squares).\n"
+        "With --runs FILE..., fits the model's constants to measured runs instead\n"
+        "(paralens calibrate --runs --help).");
     parser.addHelpOption();
     parser.addPositionalArgument("INPUT", "nccl-tests log or paralens-measure profile", "INPUT...");
     const QCommandLineOption outOpt("out", "write the profile to FILE (required)", "FILE");

@@ -16,6 +16,8 @@ namespace paralens::cli {
 int cmdPresets(const QStringList& args);
 int cmdCheck(const QStringList& args);
 int cmdCalibrate(const QStringList& args);
+/// `calibrate --runs`: the model's constants fitted to measured runs (cli_calibrate_runs.cpp).
+int cmdCalibrateRuns(const QStringList& args);
 int cmdEval(const QStringList& args);
 int cmdExport(const QStringList& args);
 int cmdReference(const QStringList& args);

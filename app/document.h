@@ -22,6 +22,7 @@ public:
     Document(const Scenario& initial, const PresetLibrary& presets, QObject* parent = nullptr);
 
     const Scenario& scenario() const { return m_scenario; }
+    const PresetLibrary& presets() const { return m_presets; }
     QUndoStack* undoStack() const { return m_undo; }
     QString filePath() const { return m_path; }
     /// File name for the title bar ("Untitled" before the first save).

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/accuracypanel.h"
 #include "app/autosave.h"
 #include "app/cli.h"
 #include "app/mainwindow.h"
+#include "app/tooldocks.h"
 #include "app/user_presets.h"
 #include "app/workshop.h"
 #include "core/error.h"
+#include "widgets/accuracyview.h"
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QDir>
 #include <QMessageBox>
+#include <QScreen>
 #include <QTimer>
 
 #include <cstdio>
@@ -71,6 +76,30 @@ int main(int argc, char** argv)
     if (rest.size() > 1)
         window.openFile(rest.at(1));
     window.show();
+    // Screenshots and demos: PARALENS_ACCURACY_RUNS=FILE[:FILE...] opens the Accuracy dock on
+    // those runs (CSV rows on PARALENS_ACCURACY_HARDWARE, a preset id or hardware file);
+    // docs/fit.md shows how.
+    if (const QString runs = qEnvironmentVariable("PARALENS_ACCURACY_RUNS"); !runs.isEmpty()) {
+        // The dock must be in the picture: on a screen narrower than the window can be, it
+        // floats over the whole screen.
+        QRect floating;
+        if (const QScreen* screen = window.screen()) {
+            window.setGeometry(screen->availableGeometry());
+            if (window.sizeHint().width() > screen->availableGeometry().width())
+                floating = screen->availableGeometry();
+        }
+        // PARALENS_ACCURACY_OPEN=N then opens point N as the scenario, as a double-click does.
+        bool open = false;
+        const int point = qEnvironmentVariableIntValue("PARALENS_ACCURACY_OPEN", &open);
+        paralens::AccuracyPanel* panel = window.toolDocks()->accuracyPanel();
+        if (open)
+            QObject::connect(
+                panel, &paralens::AccuracyPanel::reportReady, panel,
+                [panel, point] { panel->view()->choosePoint(point); }, Qt::SingleShotConnection);
+        window.toolDocks()->openAccuracy(runs.split(QDir::listSeparator(), Qt::SkipEmptyParts),
+                                         qEnvironmentVariable("PARALENS_ACCURACY_HARDWARE"),
+                                         floating);
+    }
     if (present) {
         window.workshop()->setPresentation(true);
         QTimer::singleShot(1000, window.workshop(), &paralens::Workshop::play);

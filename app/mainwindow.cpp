@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
+#include "app/accuracypanel.h"
 #include "app/autosave.h"
 #include "app/compare.h"
 #include "app/document.h"
@@ -186,6 +187,8 @@ void MainWindow::createActions()
     unpin->setEnabled(false);
     connect(m_compare, &Comparison::pinnedChanged, unpin, &QAction::setEnabled);
     m_tools = new ToolDocks(this, m_doc, menuBar()->addMenu(tr("&Tools")));
+    connect(m_tools->accuracyPanel(), &AccuracyPanel::noteChanged, m_headline,
+            &Headline::setAccuracyNote);
     for (ChartView* c : m_tools->charts())
         connect(c, &ChartView::exportRequested, this, &MainWindow::exportChartDialog);
     updateRecentMenu();

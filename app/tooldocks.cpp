@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/tooldocks.h"
+#include "app/accuracypanel.h"
 #include "app/calibrationpanel.h"
 #include "app/document.h"
 #include "core/search.h"
+#include "widgets/accuracyview.h"
 #include "widgets/calibrationview.h"
 #include "widgets/searchview.h"
 
@@ -33,10 +35,12 @@ QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title
 
 ToolDocks::ToolDocks(QMainWindow* window, Document* doc, QMenu* toolsMenu)
     : QObject(window), m_doc(doc), m_search(new SearchView(window)),
-      m_calibration(new CalibrationPanel(window))
+      m_calibration(new CalibrationPanel(window)),
+      m_accuracy(new AccuracyPanel(doc->presets(), window))
 {
     m_search->setAccessibleName(tr("Configuration search"));
     m_calibration->setAccessibleName(tr("Calibration"));
+    m_accuracy->setAccessibleName(tr("Accuracy against measured runs"));
     QDockWidget* search =
         addDock(window, m_search, tr("Search plans"), QStringLiteral("SearchDock"), toolsMenu,
                 QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
@@ -44,6 +48,9 @@ ToolDocks::ToolDocks(QMainWindow* window, Document* doc, QMenu* toolsMenu)
         addDock(window, m_calibration, tr("Calibration"), QStringLiteral("CalibrationDock"),
                 toolsMenu, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
     window->tabifyDockWidget(search, calibration);
+    m_accuracyDock = addDock(window, m_accuracy, tr("Accuracy"), QStringLiteral("AccuracyDock"),
+                             toolsMenu, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    window->tabifyDockWidget(calibration, m_accuracyDock);
 
     // A chosen plan replaces the document's plan and batch split as one undoable edit.
     connect(m_search, &SearchView::planChosen, this, [this](const Scenario& chosen) {
@@ -62,19 +69,48 @@ ToolDocks::ToolDocks(QMainWindow* window, Document* doc, QMenu* toolsMenu)
         if (s.calibration != m_doc->scenario().calibration)
             m_doc->edit(s, QStringLiteral("calibration"));
     });
+    // A measured run opened from the chart becomes the scenario (undoable); it keeps the
+    // document's calibration when the run names none.
+    connect(m_accuracy, &AccuracyPanel::runChosen, this, [this](const Scenario& run) {
+        Scenario s = run;
+        if (s.calibration.empty())
+            s.calibration = m_doc->scenario().calibration;
+        m_doc->edit(s, QStringLiteral("measured run"));
+    });
+    connect(m_calibration, &CalibrationPanel::profileChanged, this, [this] {
+        m_accuracy->setProfile(m_calibration->hasProfile()
+                                   ? std::optional<CalibrationProfile>(m_calibration->profile())
+                                   : std::nullopt);
+    });
     connect(m_doc, &Document::scenarioChanged, this, &ToolDocks::followDocument);
     followDocument();
 }
 
+void ToolDocks::openAccuracy(const QStringList& files, const QString& hardware,
+                             const QRect& floating)
+{
+    m_accuracyDock->show();
+    m_accuracyDock->raise();
+    if (!floating.isEmpty()) {
+        m_accuracyDock->setFloating(true);
+        m_accuracyDock->setGeometry(floating);
+    }
+    if (!hardware.isEmpty())
+        m_accuracy->setHardware(hardware);
+    if (!files.isEmpty())
+        m_accuracy->loadFiles(files);
+}
+
 QList<ChartView*> ToolDocks::charts() const
 {
-    return {m_search, m_calibration->view()};
+    return {m_search, m_calibration->view(), m_accuracy->view()};
 }
 
 void ToolDocks::followDocument()
 {
     const Scenario& s = m_doc->scenario();
     m_calibration->setCluster(s.cluster);
+    m_accuracy->setScenario(s);
     if (m_search->isRunning())
         return; // the running search keeps its problem; the next run takes the new one
     SearchSpace space;

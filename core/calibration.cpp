@@ -241,6 +241,8 @@ void mergeProfile(CalibrationProfile& profile, const CalibrationProfile& other)
     if (other.d2d_copy_gbps)
         profile.d2d_copy_gbps = other.d2d_copy_gbps;
     profile.warnings.insert(profile.warnings.end(), other.warnings.begin(), other.warnings.end());
+    if (other.model_constants && !profile.model_constants)
+        profile.model_constants = other.model_constants;
 }
 
 void refit(CalibrationProfile& profile)
@@ -327,6 +329,12 @@ std::optional<double> CalibratedPerformance::hbmGbps() const
     if (m_profile.hbm_gbps)
         return m_profile.hbm_gbps;
     return m_profile.d2d_copy_gbps;
+}
+
+void CalibratedPerformance::adjustConstants(std::string_view gpu_name, ModelConstants& k) const
+{
+    if (m_profile.model_constants)
+        m_profile.model_constants->applyTo(gpu_name, k);
 }
 
 } // namespace paralens

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 #include "core/collective.h"
+#include "core/fitted_constants.h"
 #include "core/nccl_log.h"
 #include "core/scenario.h"
 
@@ -12,8 +13,10 @@
 
 namespace paralens {
 
-/// The profile schema this build reads and writes.
-inline constexpr int kCalibrationSchema = 1;
+/// The newest profile schema this build reads. Schema 2 adds the optional "model_constants"
+/// (constants fitted to measured runs, docs/fit.md); a profile without them is written as
+/// schema 1, which every older build reads.
+inline constexpr int kCalibrationSchema = 2;
 
 /// One measured message size of one collective.
 struct SizePoint
@@ -83,11 +86,11 @@ struct SystemInfo
     std::vector<std::string> hosts;
 };
 
-/// The calibration profile, schema 1 (measure/README.md).
+/// The calibration profile, schema 1 or 2 (measure/README.md; docs/fit.md for schema 2).
 struct CalibrationProfile
 {
-    int schema = kCalibrationSchema;
-    std::string tool;    ///< "paralens-measure 0.1.0", "paralens calibrate 0.1.0"
+    int schema = 1;   ///< as read; profileToJson() writes the lowest schema that holds the content
+    std::string tool; ///< "paralens-measure 0.1.0", "paralens calibrate 0.1.0"
     std::string created; ///< ISO-8601 UTC, informational
     SystemInfo system;
     std::vector<CollectiveCurve> collectives;
@@ -95,6 +98,8 @@ struct CalibrationProfile
     std::optional<double> hbm_gbps;      ///< streaming-kernel bandwidth (read + write)
     std::optional<double> d2d_copy_gbps; ///< cudaMemcpy device-to-device (read + write)
     std::vector<std::string> warnings;
+    /// Constants fitted to measured runs (schema 2); absent in measurement-only profiles.
+    std::optional<FittedConstants> model_constants;
 };
 
 /// Fits α and B_bus to the curve's points (see AlphaBetaFit). A single point gives α = 0 and
@@ -111,14 +116,16 @@ std::vector<CollectiveCurve> curvesFromNcclLog(const NcclLogResult& log, const s
 /// Adds a parsed nccl-tests log to a profile (curves fitted; system fields filled when empty).
 void addNcclLog(CalibrationProfile& profile, const NcclLogResult& log, const std::string& source);
 
-/// Merges `other` into `profile` (curves, GEMMs, memory figures; empty system fields taken).
+/// Merges `other` into `profile` (curves, GEMMs, memory figures, fitted constants when
+/// `profile` has none; empty system fields taken).
 void mergeProfile(CalibrationProfile& profile, const CalibrationProfile& other);
 
 /// Refits every curve (after points change).
 void refit(CalibrationProfile& profile);
 
-/// Profile JSON. Throws InputError: unknown schema version names it ("schema 2 is newer than
-/// this build reads (1)"), missing/mistyped keys name their path (collectives.all_reduce[0].ranks).
+/// Profile JSON. Throws InputError: unknown schema version names it ("schema 3 is newer than
+/// this build reads (2)"), missing/mistyped keys name their path (collectives.all_reduce[0].ranks),
+/// a fitted constant outside its physical bounds names the constant and the bounds.
 CalibrationProfile profileFromJson(const nlohmann::json& j, const std::string& source = "profile");
 nlohmann::json profileToJson(const CalibrationProfile& p);
 /// Parses profile text; malformed JSON names source, line and column.
@@ -138,6 +145,7 @@ void saveProfileFile(const CalibrationProfile& p, const std::string& path);
 ///  - gemmEfficiency: achieved TFLOP/s of the nearest measured shape of that precision (in
 ///    log m, n, k) over the dense peak given here, at most 1.
 ///  - hbmGbps: the streaming-kernel figure, else the device-to-device copy figure.
+///  - adjustConstants: the profile's fitted model constants, when it has them.
 class CalibratedPerformance : public MeasuredPerformance
 {
 public:
@@ -148,6 +156,7 @@ public:
                                             double bytes) const override;
     std::optional<double> gemmEfficiency(double m, double n, double k, bool fp8) const override;
     std::optional<double> hbmGbps() const override;
+    void adjustConstants(std::string_view gpu_name, ModelConstants& k) const override;
 
     const CalibrationProfile& profile() const { return m_profile; }
     /// The curve collectiveSeconds() would use, or nullptr.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Calibration profile JSON (schema 1): reading with named errors, writing, atomic save.
+// Calibration profile JSON (schemas 1 and 2): reading with named errors, writing, atomic save.
 #include "core/calibration.h"
 
 #include "core/error.h"
@@ -215,6 +215,103 @@ GemmPoint gemmFromJson(const json& e, const std::string& source, const std::stri
     return g;
 }
 
+// ---- "model_constants" (schema 2) ----
+
+double boundedConstant(const json& v, FitConstant c, const std::string& source,
+                       const std::string& path)
+{
+    const double d = number(v, source, path);
+    const ConstantBounds b = fitConstantBounds(c);
+    if (d < b.lower || d > b.upper)
+        bad(source, path,
+            "outside its physical bounds [" + json(b.lower).dump() + ", " + json(b.upper).dump() +
+                "]");
+    return d;
+}
+
+void provenanceFromJson(const json& j, FitProvenance& f, const std::string& source)
+{
+    const std::string path = "model_constants.fit";
+    if (!j.is_object())
+        bad(source, path, "expected an object");
+    for (const auto& [key, v] : j.items()) {
+        const std::string kp = path + "." + key;
+        if (key == "runs" || key == "holdout_runs")
+            (key == "runs" ? f.runs : f.holdout_runs) = integer(v, source, kp);
+        else if (key == "mape_before" || key == "mape_after")
+            (key == "mape_before" ? f.mape_before : f.mape_after) = number(v, source, kp);
+        else if (key == "holdout_mape")
+            f.holdout_mape = v.is_null() ? -1 : number(v, source, kp);
+        else if (key == "seed") {
+            if (!v.is_number_unsigned())
+                bad(source, kp, "expected a non-negative integer");
+            f.seed = v.get<std::uint64_t>();
+        } else if (key == "sources") {
+            if (!v.is_array())
+                bad(source, kp, "expected an array of strings");
+            for (const auto& e : v) {
+                if (!e.is_string())
+                    bad(source, kp, "expected an array of strings");
+                f.sources.push_back(e.get<std::string>());
+            }
+        } else {
+            bad(source, kp, "unknown key");
+        }
+    }
+}
+
+FittedConstants fittedFromJson(const json& j, const std::string& source)
+{
+    const std::string path = "model_constants";
+    if (!j.is_object())
+        bad(source, path, "expected an object");
+    FittedConstants fc;
+    for (const auto& [key, v] : j.items()) {
+        const std::string kp = path + "." + key;
+        if (key == "fit") {
+            provenanceFromJson(v, fc.fit, source);
+            continue;
+        }
+        const auto c = parseFitConstant(key);
+        if (!c)
+            bad(source, kp, "unknown constant (docs/fit.md lists them)");
+        if (*c != FitConstant::GemmEfficiency) {
+            fc.set(*c, boundedConstant(v, *c, source, kp));
+            continue;
+        }
+        if (!v.is_object())
+            bad(source, kp, "expected an object keyed by GPU name");
+        for (const auto& [gpu, e] : v.items())
+            fc.gemm_efficiency.push_back({gpu, boundedConstant(e, *c, source, kp + "." + gpu)});
+    }
+    return fc;
+}
+
+template <typename J> J fittedToJson(const FittedConstants& fc)
+{
+    J j = J::object();
+    if (!fc.gemm_efficiency.empty()) {
+        J g = J::object();
+        for (const GpuEfficiency& e : fc.gemm_efficiency)
+            g[e.gpu] = e.value;
+        j["gemm_efficiency"] = std::move(g);
+    }
+    for (FitConstant c : allFitConstants())
+        if (const auto v = fc.value(c))
+            j[std::string(fitConstantKey(c))] = *v;
+    const FitProvenance& f = fc.fit;
+    J fit{{"runs", f.runs},
+          {"holdout_runs", f.holdout_runs},
+          {"mape_before", f.mape_before},
+          {"mape_after", f.mape_after}};
+    if (f.holdout_mape >= 0)
+        fit["holdout_mape"] = f.holdout_mape;
+    fit["seed"] = f.seed;
+    fit["sources"] = f.sources;
+    j["fit"] = std::move(fit);
+    return j;
+}
+
 // The schema version, checked before anything else is read.
 int schemaFromJson(const json& j, const std::string& source)
 {
@@ -226,11 +323,11 @@ int schemaFromJson(const json& j, const std::string& source)
     if (!sit->is_number_integer())
         bad(source, "schema", "expected an integer version");
     const int schema = sit->get<int>();
-    if (schema != kCalibrationSchema)
+    if (schema < 1 || schema > kCalibrationSchema)
         throw InputError("schema",
                          source + ": calibration profile schema " + std::to_string(schema) +
                              (schema > kCalibrationSchema ? " is newer than" : " is not") +
-                             " the version this build reads (" +
+                             " the version this build reads (1 to " +
                              std::to_string(kCalibrationSchema) + ")");
     return schema;
 }
@@ -265,6 +362,11 @@ CalibrationProfile profileFromJson(const json& j, const std::string& source)
         for (const auto& w : *it)
             if (w.is_string())
                 p.warnings.push_back(w.get<std::string>());
+    if (const auto it = j.find("model_constants"); it != j.end() && !it->is_null()) {
+        if (p.schema < 2)
+            bad(source, "model_constants", "needs schema 2 (this profile says schema 1)");
+        p.model_constants = fittedFromJson(*it, source);
+    }
     return p;
 }
 
@@ -273,7 +375,9 @@ namespace {
 template <typename J> J toJson(const CalibrationProfile& p)
 {
     J j;
-    j["schema"] = p.schema;
+    // The lowest schema that holds the content: profiles without fitted constants stay
+    // readable by builds that know schema 1 only.
+    j["schema"] = p.model_constants ? 2 : 1;
     j["tool"] = p.tool;
     j["created"] = p.created;
     const auto& s = p.system;
@@ -320,6 +424,8 @@ template <typename J> J toJson(const CalibrationProfile& p)
         mem["d2d_copy_gbps"] = *p.d2d_copy_gbps;
     j["memory"] = std::move(mem);
     j["warnings"] = p.warnings;
+    if (p.model_constants)
+        j["model_constants"] = fittedToJson<J>(*p.model_constants);
     return j;
 }
 } // namespace

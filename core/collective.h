@@ -5,6 +5,8 @@
 
 namespace paralens {
 
+struct ModelConstants;
+
 /// The collectives the model prices and paralens-measure measures (nccl-tests' names).
 enum class Collective
 {
@@ -49,6 +51,9 @@ public:
     virtual std::optional<double> gemmEfficiency(double m, double n, double k, bool fp8) const = 0;
     /// Achieved HBM bandwidth in GB/s; nullopt when not measured.
     virtual std::optional<double> hbmGbps() const = 0;
+    /// Replaces model constants with values fitted on measured runs of GPUs named `gpu_name`
+    /// (a calibration profile of schema 2); evaluate() calls it. The default changes nothing.
+    virtual void adjustConstants(std::string_view /*gpu_name*/, ModelConstants& /*k*/) const {}
 };
 
 } // namespace paralens

@@ -67,6 +67,18 @@ struct ModelConstants
     double scale_out_efficiency = 0.92;
     /// Straggler factor of MoE routing: the busiest expert's load over the mean (🔢).
     double ep_load_imbalance = 1.2;
+    /// Share of the backward window under which a framework that overlaps the DP gradient
+    /// reduction hides it (1 = all of it; bucketing and stream contention hide less). Fitted
+    /// from measured runs (docs/fit.md); frameworks that do not overlap ignore it.
+    double dp_overlap_fraction = 1.0;
+
+    // ---- fixed costs (0 until fitted to measured runs, docs/fit.md) ----
+    /// Seconds per transformer layer per micro-batch (forward + backward, split 1 : 2) that no
+    /// FLOP or byte explains: kernel launches, framework hooks.
+    double layer_overhead_seconds = 0;
+    /// Seconds per optimizer step that no FLOP or byte explains: gradient clipping, loss
+    /// scaling, host synchronisation, logging.
+    double step_overhead_seconds = 0;
 
     // ---- optimizer ----
     /// Bytes an Adam step streams per local parameter: fp32 master, m, v read+write, fp32 grad

@@ -67,7 +67,26 @@ Headline::Headline(QWidget* parent) : QWidget(parent)
         m_values[i]->setAccessibleName(figureName(static_cast<Figure>(i)));
         row->addWidget(card, 1);
     }
+    m_accuracy = new QLabel(this);
+    m_accuracy->setObjectName(QStringLiteral("accuracyNote"));
+    m_accuracy->setAccessibleName(tr("Accuracy against measured runs"));
+    m_accuracy->setWordWrap(true);
+    m_accuracy->setMaximumWidth(220);
+    m_accuracy->setVisible(false);
+    row->addWidget(m_accuracy);
     applyColors();
+}
+
+void Headline::setAccuracyNote(const QString& text, const QString& toolTip)
+{
+    m_accuracy->setText(text);
+    m_accuracy->setToolTip(toolTip);
+    m_accuracy->setVisible(!text.isEmpty());
+}
+
+QString Headline::accuracyNote() const
+{
+    return m_accuracy->text();
 }
 
 void Headline::setEstimate(const Estimate& e)

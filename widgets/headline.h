@@ -37,6 +37,10 @@ public:
     /// hides it.
     void setDelta(Figure f, const QString& text);
     QString deltaText(Figure f) const;
+    /// The model's accuracy on measured runs like this scenario ("vs measured: ±8.3 % on 12
+    /// similar runs"), shown at the end of the strip; "" hides it.
+    void setAccuracyNote(const QString& text, const QString& toolTip = {});
+    QString accuracyNote() const;
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -47,6 +51,7 @@ private:
     QLabel* m_values[FigureCount] = {};
     QLabel* m_names[FigureCount] = {};
     QLabel* m_deltas[FigureCount] = {};
+    QLabel* m_accuracy = nullptr;
     bool m_fits = true;
     bool m_valid = false;
 };

@@ -168,8 +168,8 @@ private slots:
         QVERIFY(panel.errorText().contains("notes.txt"));
         QVERIFY(!panel.loadProfile(write(m_dir, "cut.json", "{\"schema\": 1, \"collectives\": {")));
         QVERIFY(panel.errorText().contains("cut.json"));
-        QVERIFY(!panel.loadProfile(write(m_dir, "new.json", "{\"schema\": 2}")));
-        QVERIFY2(panel.errorText().contains("schema 2"), qPrintable(panel.errorText()));
+        QVERIFY(!panel.loadProfile(write(m_dir, "new.json", "{\"schema\": 3}")));
+        QVERIFY2(panel.errorText().contains("schema 3"), qPrintable(panel.errorText()));
         QVERIFY(!panel.loadProfile(m_dir.filePath("missing.json")));
         QCOMPARE(profileToText(panel.profile()), before);
         QCOMPARE(changed.count(), 0);

@@ -239,10 +239,10 @@ private slots:
     void badProfilesGiveNamedErrors()
     {
         auto j = profileToJson(sampleProfile());
-        j["schema"] = 2;
+        j["schema"] = 3;
         const auto e2 = errorOf([&] { profileFromJson(j, "new.json"); });
-        QVERIFY2(e2.find("schema 2") != std::string::npos, e2.c_str());
-        QVERIFY(e2.find("(1)") != std::string::npos);
+        QVERIFY2(e2.find("schema 3") != std::string::npos, e2.c_str());
+        QVERIFY(e2.find("(1 to 2)") != std::string::npos);
         j.erase("schema");
         QVERIFY(errorOf([&] { profileFromJson(j, "x"); }).find("schema: missing") !=
                 std::string::npos);
