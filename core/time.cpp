@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/time.h"
+#include "core/plan_options.h"
 #include "core/comm_time.h"
 #include "core/dims.h"
 #include "core/dp_time.h"
 #include "core/optimizer_time.h"
-#include "core/plan_options.h"
 
 #include <algorithm>
 
@@ -21,7 +21,6 @@ struct StepModel
     CommContext comm;
     DpLinks dp;
     double hbm = 0;
-    double layer_overhead = 0; ///< ModelConstants::layer_overhead_seconds
     int microbatches = 1;
 };
 
@@ -52,11 +51,6 @@ StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
     const double layers = st.layers;
     t.forward_seconds += layers * (sm.tp.forward + sm.cp.forward) + nm * sm.ep.forward;
     t.backward_seconds += layers * (sm.tp.backward + sm.cp.backward) + nm * sm.ep.backward;
-    // Fixed per-layer costs (kernel launches, framework hooks), forward : backward = 1 : 2.
-    if (sm.layer_overhead > 0) {
-        t.forward_seconds += layers * sm.layer_overhead / 3;
-        t.backward_seconds += layers * sm.layer_overhead * 2 / 3;
-    }
     return t;
 }
 
@@ -92,8 +86,7 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         t.backward_seconds += dp.backward - hiddenB;
 
         const double bw = t.backward_seconds + t.weight_seconds;
-        const double gradWindow =
-            slackB + (fw.overlap_grad_reduce ? in.constants->dp_overlap_fraction * bw : 0.0);
+        const double gradWindow = slackB + (fw.overlap_grad_reduce ? bw : 0.0);
         const double paramWindow = slackF + (fw.overlap_param_gather ? t.forward_seconds : 0.0);
         const double exposed =
             std::max(0.0, dp.grad_tail - gradWindow) + std::max(0.0, dp.param_tail - paramWindow);
@@ -118,17 +111,22 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
     return sw;
 }
 
+// Boundary crossings of one micro-batch each way, relative to one per stage: v chunks for
+// interleaved 1F1B (Narayanan et al. 2021 §2.2.2), 2 for the V shapes (Zero Bubble README).
+double p2pHopFactor(const ParallelPlan& pl)
+{
+    return p2pHopsPerMicrobatch(pl.schedule, pl.virtual_stages);
+}
+
 // The step and where it goes, from the pipeline cost and the critical stage.
 void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& sw,
                    const PipelineCost& pc, double p2p, double tied,
                    std::span<const StageTimes> stage_times, TimeBreakdown& tb)
 {
     const int mb = sm.microbatches;
-    // The fixed per-step cost (clipping, loss scaling, host synchronisation) is drawn with the
-    // optimizer step.
-    const double optimizer = sw.optimizer.gpu + in.constants->step_overhead_seconds;
     tb = TimeBreakdown{};
-    tb.step_seconds = pc.step_seconds + sw.dp_exposed + tied + optimizer + sw.optimizer.offload;
+    tb.step_seconds =
+        pc.step_seconds + sw.dp_exposed + tied + sw.optimizer.gpu + sw.optimizer.offload;
     const StageTimes& ss = stage_times[std::size_t(sw.slow)];
     const double commSlow = sw.comm_slow.tp + sw.comm_slow.cp + sw.comm_slow.ep;
     tb.compute_seconds = std::max(0.0, mb * (ss.total() - commSlow));
@@ -145,13 +143,10 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     tb.overlapped.tp = double(mb) * sl.layers * sm.tp.hidden;
     tb.overlapped.cp = double(mb) * sl.layers * sm.cp.hidden;
     tb.overlapped.ep = double(mb) * sl.moe_layers * sm.ep.hidden;
-    // Each micro-batch crosses every boundary once per chunk each way (forward activations,
-    // backward gradients): v times for interleaved 1F1B, twice for the V shapes.
-    const ParallelPlan& pl = in.scenario->parallel;
-    const double hops = p2pHopsPerMicrobatch(pl.schedule, pl.virtual_stages);
+    const double hops = p2pHopFactor(in.scenario->parallel);
     tb.overlapped.pp = std::max(0.0, 2.0 * mb * hops * p2p - pc.p2p_exposed_seconds);
     tb.overlapped.dp = std::max(0.0, sw.dp_total_slow - sw.dp_exposed);
-    tb.optimizer_seconds = optimizer;
+    tb.optimizer_seconds = sw.optimizer.gpu;
     tb.offload_seconds = sw.optimizer.offload;
     tb.critical_stage = sw.slow;
 }
@@ -179,7 +174,6 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     sm.head = headTimes(d, k, vpad);
     sm.dp = dpLinks(sm.comm);
     sm.hbm = k.hbm;
-    sm.layer_overhead = kc.layer_overhead_seconds;
     sm.microbatches = std::max(1, safeMicrobatches(sc.training, pl));
 
     const StageSweep sw = sweepStages(in, sm, stage_times.first(p));

@@ -388,47 +388,6 @@ private slots:
         QVERIFY(o.step_seconds < t.step_seconds);
     }
 
-    void fixedCostsAndDpOverlapShare()
-    {
-        // Defaults add nothing; a per-step cost adds itself once, drawn with the optimizer; a
-        // per-layer cost adds layers × micro-batches of itself on one stage (docs/fit.md).
-        Scenario s = oneGpu(Recompute::None);
-        s.training.global_batch = 4; // m = 4
-        Step base(s, flatKernels());
-        const TimeBreakdown b = base.run();
-        ModelConstants k = flatKernels();
-        k.step_overhead_seconds = 0.25;
-        Step step(s, k);
-        const TimeBreakdown& t = step.run();
-        QVERIFY_CLOSE(t.step_seconds - b.step_seconds, 0.25, 1e-9);
-        QVERIFY_CLOSE(t.optimizer_seconds - b.optimizer_seconds, 0.25, 1e-9);
-        k = flatKernels();
-        k.layer_overhead_seconds = 1e-3;
-        Step layer(s, k);
-        QVERIFY_CLOSE(layer.run().step_seconds - b.step_seconds, L * 4 * 1e-3, 1e-9);
-        // ... split 1 : 2 between forward and backward.
-        QVERIFY_CLOSE(layer.times[0].forward_seconds - base.times[0].forward_seconds, L * 1e-3 / 3,
-                      1e-9);
-        QVERIFY_CLOSE(layer.times[0].backward_seconds - base.times[0].backward_seconds,
-                      L * 2e-3 / 3, 1e-9);
-
-        // The DP reduction hides under that share of the last backward only.
-        s.cluster = h100_sxm();
-        s.parallel.dp = 8;
-        s.gpus = 8;
-        s.training.global_batch = 8;
-        const double allReduce = 2.0 * 7 / 8 * (4 * kParams) / kNvlink + 12 * kAlpha;
-        for (double share : {1.0, 0.5, 0.0}) {
-            ModelConstants c;
-            c.dp_overlap_fraction = share;
-            Step dp(s, c);
-            const TimeBreakdown& d = dp.run();
-            const StageTimes& st = dp.times[0];
-            const double window = share * (st.backward_seconds + st.weight_seconds);
-            QVERIFY_CLOSE(d.exposed.dp, std::max(0.0, allReduce - window), 1e-12);
-        }
-    }
-
     void shardGroupIsClampedToDp()
     {
         // A shard group larger than DP names more replicas than there are: validate() rejects
