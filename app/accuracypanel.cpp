@@ -14,7 +14,6 @@
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <memory>
 
@@ -26,7 +25,8 @@ const char kOtherFile[] = "other file…";
 } // namespace
 
 AccuracyPanel::AccuracyPanel(const PresetLibrary& presets, QWidget* parent)
-    : QWidget(parent), m_presets(presets)
+    : QWidget(parent), m_presets(presets),
+      m_job(this, [this](AccuracyReport report) { predicted(std::move(report)); })
 {
     setObjectName(QStringLiteral("accuracyPanel"));
     m_view = new AccuracyView(this);
@@ -70,13 +70,7 @@ AccuracyPanel::AccuracyPanel(const PresetLibrary& presets, QWidget* parent)
                                                        tr("Hardware preset (*.json)"));
         setHardware(f.isEmpty() ? QStringLiteral("a100-80gb") : f);
     });
-    connect(&m_watcher, &QFutureWatcherBase::finished, this, &AccuracyPanel::predicted);
     connect(m_view, &AccuracyView::runChosen, this, &AccuracyPanel::runChosen);
-}
-
-AccuracyPanel::~AccuracyPanel()
-{
-    m_watcher.waitForFinished();
 }
 
 void AccuracyPanel::setHardware(const QString& idOrFile)
@@ -119,6 +113,7 @@ bool AccuracyPanel::loadFiles(const QStringList& files)
 
 void AccuracyPanel::clear()
 {
+    m_job.discard();
     m_files.clear();
     m_runs.clear();
     m_assumptions.clear();
@@ -147,10 +142,6 @@ void AccuracyPanel::setScenario(const Scenario& s)
 
 void AccuracyPanel::predict()
 {
-    if (m_watcher.isRunning()) {
-        m_again = true; // the running prediction is for older runs; predict again after it
-        return;
-    }
     std::shared_ptr<const MeasuredPerformance> fitted;
     if (m_constants) {
         // Only the fitted constants: measured tables belong to one cluster, the runs may not.
@@ -159,18 +150,14 @@ void AccuracyPanel::predict()
         fitted = std::make_shared<CalibratedPerformance>(p, 0, 0);
     }
     m_status->setText(tr("Predicting %1 runs…").arg(m_runs.size()));
-    m_watcher.setFuture(QtConcurrent::run(
-        [runs = m_runs, fitted] { return validateRuns(runs, ModelConstants{}, fitted.get()); }));
+    // A newer start() supersedes this one: only the report of the newest runs is drawn.
+    m_job.start([runs = m_runs, fitted](const JobTicket&) {
+        return validateRuns(runs, ModelConstants{}, fitted.get());
+    });
 }
 
-void AccuracyPanel::predicted()
+void AccuracyPanel::predicted(AccuracyReport report)
 {
-    if (m_again) {
-        m_again = false;
-        predict();
-        return;
-    }
-    AccuracyReport report = m_watcher.result();
     report.assumptions = m_assumptions;
     m_view->setReport(report, m_runs);
     updateNote();

@@ -3,8 +3,8 @@
 #include "core/accuracy.h"
 #include "core/calibration.h"
 #include "core/presets.h"
+#include "widgets/backgroundjob.h"
 
-#include <QFutureWatcher>
 #include <QStringList>
 #include <QWidget>
 
@@ -28,7 +28,6 @@ class AccuracyPanel : public QWidget
     Q_OBJECT
 public:
     explicit AccuracyPanel(const PresetLibrary& presets, QWidget* parent = nullptr);
-    ~AccuracyPanel() override;
 
     AccuracyView* view() const { return m_view; }
     /// Adds the runs of `files` (CSV rows on hardware()) and predicts them all again. All or
@@ -41,7 +40,7 @@ public:
     const std::vector<MeasuredRun>& runs() const { return m_runs; }
     QStringList files() const { return m_files; }
     QString errorText() const { return m_error; }
-    bool isBusy() const { return m_watcher.isRunning(); }
+    bool isBusy() const { return m_job.isBusy(); }
 
     /// The runs are predicted with this profile's fitted constants (none: the model's own).
     void setProfile(const std::optional<CalibrationProfile>& profile);
@@ -65,7 +64,7 @@ signals:
 
 private:
     void predict();
-    void predicted();
+    void predicted(AccuracyReport report);
     void updateNote();
     void showStatus();
 
@@ -79,10 +78,9 @@ private:
     std::vector<MeasuredRun> m_runs;
     std::vector<std::string> m_assumptions;
     std::optional<FittedConstants> m_constants;
-    QFutureWatcher<AccuracyReport> m_watcher;
-    bool m_again = false;
     Scenario m_scenario;
     QString m_note, m_noteTip, m_error;
+    BackgroundJob<AccuracyReport> m_job; // last: waits for a running prediction first
 };
 
 } // namespace paralens

@@ -16,11 +16,8 @@ int cmdCheck(const QStringList& args)
         "Exit 0 when the plan can run, 1 with an `error: ...` line per broken rule otherwise.");
     parser.addHelpOption();
     parser.addPositionalArgument("SCENARIO", "a .paralens.json scenario file");
-    QString path;
-    if (const auto code = parseScenarioArgs(parser, args, "check", &path))
-        return *code;
     int code = Ok;
-    const auto loaded = loadRunnableScenario(path, &code);
+    const auto loaded = parseAndLoadScenario(parser, args, "check", &code);
     if (!loaded)
         return code;
     const Scenario& scenario = *loaded;

@@ -33,14 +33,14 @@ QString usageText(const QCommandLineParser& parser, const char* subcommand);
 /// (run() loads them before the subcommand starts). Pass it to loadScenarioFile().
 const PresetLibrary& presets();
 
-/// Parses a subcommand taking one SCENARIO file. Returns the exit code to return at once
-/// (help printed, or a usage error printed), or nullopt with *file set.
-std::optional<int> parseScenarioArgs(QCommandLineParser& parser, const QStringList& args,
-                                     const char* subcommand, QString* file);
-/// Loads `path` with the user's presets and validates it. On failure prints one `error:`
-/// line (the first broken rule, or the load error) and `  also:` lines for further rules,
-/// sets *code and returns nullopt.
-std::optional<Scenario> loadRunnableScenario(const QString& path, int* code);
+/// Parses a subcommand taking one SCENARIO file, then loads it with the user's presets and
+/// validates it. Returns the scenario (with *file set to its path when `file` is given), or
+/// nullopt with *code the exit code to return at once: Ok after --help, BadUsage after a
+/// usage error, BadInput after a load error or broken rules (one `error:` line, the first
+/// broken rule, and `  also:` lines for the others).
+std::optional<Scenario> parseAndLoadScenario(QCommandLineParser& parser, const QStringList& args,
+                                             const char* subcommand, int* code,
+                                             QString* file = nullptr);
 /// Exit codes shared by all subcommands.
 enum ExitCode
 {

@@ -100,13 +100,11 @@ int cmdEval(const QStringList& args)
     const QCommandLineOption jsonOpt("json", "print the Estimate as JSON (keys in docs/cli.md)");
     parser.addOption(jsonOpt);
     QString path;
-    if (const auto code = parseScenarioArgs(parser, args, "eval", &path))
-        return *code;
-    const bool json = parser.isSet(jsonOpt);
     int code = Ok;
-    const auto loaded = loadRunnableScenario(path, &code);
+    const auto loaded = parseAndLoadScenario(parser, args, "eval", &code, &path);
     if (!loaded)
         return code;
+    const bool json = parser.isSet(jsonOpt);
     const Scenario& s = *loaded;
     // A profile named by the scenario replaces datasheet figures; its path is relative to
     // the scenario file.

@@ -11,6 +11,8 @@
 
 namespace paralens::cli {
 
+namespace {
+
 std::optional<int> parseScenarioArgs(QCommandLineParser& parser, const QStringList& args,
                                      const char* subcommand, QString* file)
 {
@@ -53,6 +55,22 @@ std::optional<Scenario> loadRunnableScenario(const QString& path, int* code)
             << QString::fromStdString(errors[i].rule) << "]\n";
     *code = BadInput;
     return std::nullopt;
+}
+
+} // namespace
+
+std::optional<Scenario> parseAndLoadScenario(QCommandLineParser& parser, const QStringList& args,
+                                             const char* subcommand, int* code, QString* file)
+{
+    QString path;
+    if (const auto done = parseScenarioArgs(parser, args, subcommand, &path)) {
+        *code = *done;
+        return std::nullopt;
+    }
+    if (file)
+        *file = path;
+    *code = Ok;
+    return loadRunnableScenario(path, code);
 }
 
 } // namespace paralens::cli

@@ -88,10 +88,8 @@ int cmdSchedule(const QStringList& args)
     parser.addOption(json);
     parser.addOption(trace);
     QString path;
-    if (const auto code = parseScenarioArgs(parser, args, "schedule", &path))
-        return *code;
     int code = Ok;
-    const auto loaded = loadRunnableScenario(path, &code);
+    const auto loaded = parseAndLoadScenario(parser, args, "schedule", &code, &path);
     if (!loaded)
         return code;
     const Scenario& scenario = *loaded;

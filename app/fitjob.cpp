@@ -3,21 +3,15 @@
 #include "core/error.h"
 
 #include <QFileInfo>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace paralens {
 
-FitJob::FitJob(QObject* parent) : QObject(parent)
+FitJob::FitJob(QObject* parent)
+    : QObject(parent), m_job(this, [this](FitOutcome out) {
+          m_outcome = std::move(out);
+          emit finished();
+      })
 {
-    connect(&m_watcher, &QFutureWatcherBase::finished, this, [this] {
-        m_outcome = m_watcher.result();
-        emit finished();
-    });
-}
-
-FitJob::~FitJob()
-{
-    m_watcher.waitForFinished();
 }
 
 bool FitJob::start(std::vector<MeasuredRun> runs, const FitOptions& options,
@@ -25,7 +19,7 @@ bool FitJob::start(std::vector<MeasuredRun> runs, const FitOptions& options,
 {
     if (isRunning())
         return false;
-    m_watcher.setFuture(QtConcurrent::run([runs = std::move(runs), options, sources] {
+    m_job.start([runs = std::move(runs), options, sources](const JobTicket&) {
         FitOutcome out;
         out.sources = sources;
         try {
@@ -34,7 +28,7 @@ bool FitJob::start(std::vector<MeasuredRun> runs, const FitOptions& options,
             out.error = QString::fromStdString(e.what());
         }
         return out;
-    }));
+    });
     return true;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 #include "core/fit.h"
+#include "widgets/backgroundjob.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QStringList>
 
@@ -18,19 +18,18 @@ struct FitOutcome
     QStringList sources; ///< the runs files, for the profile's provenance
 };
 
-/// Runs fitConstants() off the GUI thread (QtConcurrent); finished() follows on the GUI
+/// Runs fitConstants() off the GUI thread (a BackgroundJob); finished() follows on the GUI
 /// thread. A destroyed job waits for its fit.
 class FitJob : public QObject
 {
     Q_OBJECT
 public:
     explicit FitJob(QObject* parent = nullptr);
-    ~FitJob() override;
 
     /// Starts fitting `runs`; false (and nothing started) while a fit runs.
     bool start(std::vector<MeasuredRun> runs, const FitOptions& options,
                const QStringList& sources);
-    bool isRunning() const { return m_watcher.isRunning(); }
+    bool isRunning() const { return m_job.isBusy(); }
     /// The last finished fit.
     const FitOutcome& outcome() const { return m_outcome; }
     /// The fitted constants of outcome(), with the runs files as their sources.
@@ -40,8 +39,8 @@ signals:
     void finished();
 
 private:
-    QFutureWatcher<FitOutcome> m_watcher;
     FitOutcome m_outcome;
+    BackgroundJob<FitOutcome> m_job; // last: waits for a running fit before the rest goes
 };
 
 } // namespace paralens

@@ -140,8 +140,15 @@ Estimate evaluate(const Scenario& s)
 }
 
 void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measured,
-              const ModelConstants& k, PipelineTimeline* timeline)
+              const ModelConstants& given, PipelineTimeline* timeline)
 {
+    // A profile's fitted constants replace the given ones (a copy on the stack: no allocation).
+    ModelConstants fitted;
+    if (measured) {
+        fitted = given;
+        measured->adjustConstants(s.cluster.gpu.name, fitted);
+    }
+    const ModelConstants& k = measured ? fitted : given;
     thread_local Scratch scratch;
     const ParallelPlan& pl = s.parallel;
     const TrainingSettings& tr = s.training;

@@ -20,7 +20,8 @@ namespace paralens {
 /// heap allocation once its stages vector has the capacity (a search calls this millions of
 /// times). Units: bytes and seconds throughout.
 void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measured = nullptr);
-/// As above with some of the named constants overridden.
+/// As above with some of the named constants overridden; a `measured` profile's fitted
+/// constants (MeasuredPerformance::adjustConstants, docs/fit.md) override these in turn.
 /// `timeline`, when given, receives the simulated pipeline schedule behind est.time (the
 /// Gantt chart and `paralens schedule` read it).
 void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measured,

@@ -22,7 +22,7 @@ ModelConstants truth()
 {
     ModelConstants k;
     k.gemm_efficiency = 0.6;
-    k.step_overhead_seconds = 0.1;
+    k.scale_up_efficiency = 0.7;
     return k;
 }
 
@@ -90,7 +90,7 @@ private slots:
         const QString runs = writeRuns(dir);
         const QString out = dir.filePath("fitted.json");
         const auto r = run({"calibrate", "--runs", runs, "--fit",
-                            "gemm_efficiency,step_overhead_seconds", "--out", out, "--json"});
+                            "gemm_efficiency,scale_up_efficiency", "--out", out, "--json"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const auto j = parse(r.out);
         QVERIFY(j["fit"]["mape"].get<double>() < 1e-3);
@@ -102,13 +102,13 @@ private slots:
         QVERIFY2(j["constants"]["gemm_efficiency"].contains(gpu), r.out.left(2000).toUtf8());
         const double gemm = j["constants"]["gemm_efficiency"][gpu].get<double>();
         QVERIFY2(std::abs(gemm - 0.6) < 0.006, qPrintable(QString::number(gemm)));
-        QVERIFY(std::abs(j["constants"]["step_overhead_seconds"].get<double>() - 0.1) < 0.003);
+        QVERIFY(std::abs(j["constants"]["scale_up_efficiency"].get<double>() - 0.7) < 0.007);
         QCOMPARE(j["residuals"].size(), plans().size());
 
         // The profile: schema 2, the constants, and `eval` on a scenario naming it uses them.
         const CalibrationProfile p = loadProfileFile(out.toStdString());
         QCOMPARE(p.schema, 2);
-        QVERIFY(p.model_constants && p.model_constants->step_overhead_seconds);
+        QVERIFY(p.model_constants && p.model_constants->scale_up_efficiency);
         Scenario s = plan(4, 4, 1, 64);
         s.calibration = "fitted.json";
         const QString scenario = dir.filePath("s.paralens.json");
@@ -129,7 +129,7 @@ private slots:
     {
         QTemporaryDir dir;
         const auto r = run({"calibrate", "--runs", writeRuns(dir), "--fit",
-                            "gemm_efficiency,step_overhead_seconds", "--holdout", "0.5", "--seed",
+                            "gemm_efficiency,scale_up_efficiency", "--holdout", "0.5", "--seed",
                             "3", "--out", dir.filePath("p.json"), "--json"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const auto j = parse(r.out);
@@ -139,8 +139,8 @@ private slots:
         QCOMPARE(j["holdout"]["seed"].get<int>(), 3);
         // The text report names the constants and both errors.
         const auto t = run({"calibrate", "--runs", writeRuns(dir), "--fit",
-                            "gemm_efficiency,step_overhead_seconds,scale_out_efficiency",
-                            "--holdout", "0.5", "--out", dir.filePath("p.json")});
+                            "gemm_efficiency,scale_up_efficiency,scale_out_efficiency", "--holdout",
+                            "0.5", "--out", dir.filePath("p.json")});
         QVERIFY2(t.code == 0, qPrintable(t.err));
         QVERIFY(t.out.contains("gemm_efficiency[H100-SXM5-80GB]"));
         QVERIFY(t.out.contains("fit 6 runs: MAPE"));

@@ -196,9 +196,10 @@ private slots:
         QTemporaryDir dir;
         MainWindow w;
         const QList<ChartView*> charts = w.toolDocks()->charts();
-        QCOMPARE(charts.size(), 2);
+        QCOMPARE(charts.size(), 3);
         QCOMPARE(charts.at(0), static_cast<ChartView*>(w.toolDocks()->searchView()));
         QCOMPARE(charts.at(1), static_cast<ChartView*>(w.toolDocks()->calibrationPanel()->view()));
+        QCOMPARE(charts.at(2), static_cast<ChartView*>(w.toolDocks()->accuracyPanel()->view()));
         for (ChartView* c : charts) {
             const QString path = dir.filePath(c->chartId() + QStringLiteral(".png"));
             QString error;

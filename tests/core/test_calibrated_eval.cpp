@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A calibration profile changes the Estimate's communication times the way its measured
 // bandwidths say, and leaves everything it does not measure alone.
-#include "core/calibration.h"
-#include "core/evaluate.h"
-#include "core/nccl_log.h"
-#include "core/scenario_io.h"
+#include "nccl_checks.h"
 
 #include <QTest>
 
@@ -35,13 +32,7 @@ CollectiveCurve flatCurve(Collective c, int ranks, Span span, double busbw_gbps)
     return curve;
 }
 
-Scenario defaultNoLatency()
-{
-    Scenario s = defaultScenario(); // Llama-3 70B, TP 8 inside an H100 node, SP on
-    s.cluster.latencies.scale_up_us = 0;
-    s.cluster.latencies.scale_out_us = 0;
-    return s;
-}
+using testnccl::defaultNoLatency;
 
 } // namespace
 
@@ -87,42 +78,11 @@ private slots:
     {
         const std::string log =
             PARALENS_SOURCE_DIR "/tests/data/nccl/h100_1node_8gpu_five_collectives.txt";
-        NcclLogResult parsed = readNcclLog(log);
-        CalibrationProfile prof;
-        addNcclLog(prof, parsed, log);
-        const CalibratedPerformance measured(prof, 989, 1979);
-
-        // Oracle: the log's own rows. Each TP all-gather / reduce-scatter of the default plan
-        // moves b·s·h·2 bytes = 1·8192·8192·2 = 128 MiB; the log's 134217728-byte rows give
-        // the measured time directly.
-        const double bytes = 8192.0 * 8192.0 * 2.0;
-        for (Collective c : {Collective::AllGather, Collective::ReduceScatter}) {
-            const CollectiveCurve* curve = measured.curveFor(c, 8, Span::ScaleUp);
-            QVERIFY(curve);
-            const SizePoint* row = nullptr;
-            for (const SizePoint& p : curve->points)
-                if (p.size_bytes == bytes)
-                    row = &p;
-            QVERIFY2(row, "the log has a 128 MiB row");
-            const auto t = measured.collectiveSeconds(c, 8, Span::ScaleUp, bytes);
-            QVERIFY(t.has_value());
-            QVERIFY(std::abs(*t / row->time_median_seconds - 1) < 1e-9);
-        }
-
-        const Scenario s = defaultNoLatency();
-        const Estimate datasheet = evaluate(s);
-        Estimate cal;
-        evaluate(s, cal, &measured);
-        const double tp0 = datasheet.time.exposed.tp + datasheet.time.overlapped.tp;
-        const double tp1 = cal.time.exposed.tp + cal.time.overlapped.tp;
         // At 128 MiB the log has all-gather and reduce-scatter at 329.65 and 323.41 GB/s,
         // below the datasheet 450 × 0.8 = 360 GB/s (docs/formulas.md §5): TP time must grow by
         // roughly 360/326, and certainly stay within the 360/349 .. 360/273 range of the
         // log's busbw between 32 MiB and 2 GiB.
-        const double ratio = tp1 / tp0;
-        QVERIFY2(ratio > 360.0 / 349.0 && ratio < 360.0 / 273.0,
-                 qPrintable(QString::number(ratio)));
-        QVERIFY2(std::abs(ratio - 360.0 / 326.0) < 0.08, qPrintable(QString::number(ratio)));
+        testnccl::checkLogMovesTpTime(log, {360.0 / 349.0, 360.0 / 273.0, 360.0 / 326.0});
     }
 };
 

@@ -2,6 +2,7 @@
 #include "core/calibration.h"
 #include "core/error.h"
 #include "core/nccl_log.h"
+#include "nccl_checks.h"
 
 #include <QFile>
 #include <QTest>
@@ -79,13 +80,7 @@ std::string allReduceLog(int ranks, double alpha_us, double busbw_gbps, bool foo
     return s;
 }
 
-bool hasWarning(const NcclLogResult& r, const std::string& needle)
-{
-    for (const auto& w : r.warnings)
-        if (w.message.find(needle) != std::string::npos)
-            return true;
-    return false;
-}
+using testnccl::hasWarning;
 
 } // namespace
 
@@ -371,20 +366,7 @@ private slots:
         QFETCH(int, rows);
         QFETCH(int, ranks);
         QFETCH(int, nodes);
-        const auto r = readNcclLog(fixture(qPrintable(file)).toStdString());
-        QCOMPARE(int(r.tables.size()), int(ops.size()));
-        for (int i = 0; i < ops.size(); ++i) {
-            const auto& t = r.tables[i];
-            QCOMPARE(QString::fromStdString(t.op), ops[i]);
-            QVERIFY(t.collective.has_value());
-            QCOMPARE(int(t.rows.size()), rows);
-            QCOMPARE(t.ranks, ranks);
-            QCOMPARE(t.nodes, nodes);
-            QVERIFY(t.complete);
-            QVERIFY(t.avg_busbw_gbps.has_value());
-            QCOMPARE(QString::fromStdString(t.device_name), QString("NVIDIA H100 80GB HBM3"));
-            QVERIFY(t.span() == (nodes > 1 ? Span::ScaleOut : Span::ScaleUp));
-        }
+        testnccl::checkTables(fixture(qPrintable(file)).toStdString(), ops, rows, ranks, nodes);
     }
 
     void fixtureFooterAndVersions()

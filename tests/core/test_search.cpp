@@ -27,34 +27,46 @@ double ms(Clock::duration d)
     return std::chrono::duration<double, std::milli>(d).count();
 }
 
-/// A 0.5B-parameter GQA model: small enough to brute-force, big enough not to fit everywhere.
-ModelSpec tinyDense()
+/// A model of the given shape with a 32,000-token vocabulary; the other fields keep their
+/// defaults.
+ModelSpec smallModel(const char* name, int layers, std::int64_t hidden, int heads, int kv_heads,
+                     std::int64_t ffn_hidden)
 {
     ModelSpec m;
-    m.name = "tiny-dense";
-    m.layers = 8;
-    m.hidden = 2048;
-    m.heads = 16;
-    m.kv_heads = 4;
-    m.ffn_hidden = 5632;
+    m.name = name;
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kv_heads = kv_heads;
+    m.ffn_hidden = ffn_hidden;
     m.vocab = 32000;
     return m;
 }
 
+/// A 0.5B-parameter GQA model: small enough to brute-force, big enough not to fit everywhere.
+ModelSpec tinyDense()
+{
+    return smallModel("tiny-dense", 8, 2048, 16, 4, 5632);
+}
+
 ModelSpec tinyMoe()
 {
-    ModelSpec m;
-    m.name = "tiny-moe";
-    m.layers = 4;
-    m.hidden = 1024;
-    m.heads = 8;
-    m.kv_heads = 8;
-    m.ffn_hidden = 2816;
-    m.vocab = 32000;
+    ModelSpec m = smallModel("tiny-moe", 4, 1024, 8, 8, 2816);
     m.moe.experts = 8;
     m.moe.top_k = 2;
     m.moe.expert_ffn_hidden = 2816;
     return m;
+}
+
+/// Both searches kept the same plans, in the same order, and the same Pareto front.
+void checkSameAnswer(const SearchResult& a, const SearchResult& b)
+{
+    QCOMPARE(a.results.size(), b.results.size());
+    for (std::size_t i = 0; i < a.results.size(); ++i)
+        QCOMPARE(a.results[i].index, b.results[i].index);
+    QCOMPARE(a.pareto.size(), b.pareto.size());
+    for (std::size_t i = 0; i < a.pareto.size(); ++i)
+        QCOMPARE(a.pareto[i].index, b.pareto[i].index);
 }
 
 /// H100 nodes with only `gib` of memory, so that many plans do not fit and pruning matters.
@@ -360,12 +372,7 @@ void TestSearch::pruningKeepsTheAnswer()
     QCOMPARE(b.scored, b.evaluated);
     QCOMPARE(a.evaluated, b.evaluated);
     QCOMPARE(a.feasible, b.feasible);
-    QCOMPARE(a.results.size(), b.results.size());
-    for (std::size_t i = 0; i < a.results.size(); ++i)
-        QCOMPARE(a.results[i].index, b.results[i].index);
-    QCOMPARE(a.pareto.size(), b.pareto.size());
-    for (std::size_t i = 0; i < a.pareto.size(); ++i)
-        QCOMPARE(a.pareto[i].index, b.pareto[i].index);
+    checkSameAnswer(a, b);
 }
 
 void TestSearch::threadCountDoesNotChangeTheAnswer()
@@ -380,12 +387,7 @@ void TestSearch::threadCountDoesNotChangeTheAnswer()
     QCOMPARE(a.threads, 1u);
     QCOMPARE(b.threads, 4u);
     QCOMPARE(a.evaluated, b.evaluated);
-    QCOMPARE(a.results.size(), b.results.size());
-    for (std::size_t i = 0; i < a.results.size(); ++i)
-        QCOMPARE(a.results[i].index, b.results[i].index);
-    QCOMPARE(a.pareto.size(), b.pareto.size());
-    for (std::size_t i = 0; i < a.pareto.size(); ++i)
-        QCOMPARE(a.pareto[i].index, b.pareto[i].index);
+    checkSameAnswer(a, b);
 }
 
 void TestSearch::pinnedDimensionsRespected()

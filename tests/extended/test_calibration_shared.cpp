@@ -4,7 +4,7 @@
 // that are not redistributed with it). Every case skips when the folder is absent; the same
 // paths run on the project's own fixtures in test_calibrationpanel and test_cli_calibrate.
 #include "../app/calibration_checks.h"
-#include "../app/cli_runner.h"
+#include "../app/cli_calibrate_checks.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -57,16 +57,8 @@ private slots:
         const auto names = QDir(kLogs).entryList({"0*.txt"}, QDir::Files);
         if (names.isEmpty())
             QSKIP("../shared/nccl_logs is absent (only present where the project is developed)");
-        QStringList args{"calibrate"};
-        for (const auto& n : names)
-            args << kLogs + "/" + n;
-        QTemporaryDir tmp;
-        args << "--out" << tmp.filePath("p.json");
-        const auto r = testcli::run(args);
-        QVERIFY2(r.code == 0, qPrintable(r.err));
-        for (const char* c : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"})
-            QVERIFY(r.out.contains(QLatin1String(c)));
-        QVERIFY(r.err.contains("warning: "));
+        testcli::Result r;
+        testcli::checkCalibratesLogs(kLogs, names, r);
     }
 };
 

@@ -4,10 +4,7 @@
 // developed (public logs that are not redistributed with it). Every case skips when the folder
 // is absent; the same code is covered on the project's own fixtures by test_nccl_log,
 // test_calibration and test_calibrated_eval.
-#include "core/calibration.h"
-#include "core/evaluate.h"
-#include "core/nccl_log.h"
-#include "core/scenario_io.h"
+#include "../core/nccl_checks.h"
 
 #include <QDir>
 #include <QTest>
@@ -29,21 +26,7 @@ QString sharedLog(const QString& prefix)
     return names.isEmpty() ? QString() : kLogs + "/" + names.front();
 }
 
-bool hasWarning(const NcclLogResult& r, const std::string& needle)
-{
-    for (const auto& w : r.warnings)
-        if (w.message.find(needle) != std::string::npos)
-            return true;
-    return false;
-}
-
-Scenario defaultNoLatency()
-{
-    Scenario s = defaultScenario(); // Llama-3 70B, TP 8 inside an H100 node, SP on
-    s.cluster.latencies.scale_up_us = 0;
-    s.cluster.latencies.scale_out_us = 0;
-    return s;
-}
+using testnccl::hasWarning;
 
 } // namespace
 
@@ -78,20 +61,7 @@ private slots:
         const QString path = sharedLog(prefix);
         if (path.isEmpty())
             QSKIP("shared nccl-tests logs not present");
-        const auto r = readNcclLog(path.toStdString());
-        QCOMPARE(int(r.tables.size()), int(ops.size()));
-        for (int i = 0; i < ops.size(); ++i) {
-            const auto& t = r.tables[i];
-            QCOMPARE(QString::fromStdString(t.op), ops[i]);
-            QVERIFY(t.collective.has_value());
-            QCOMPARE(int(t.rows.size()), rows);
-            QCOMPARE(t.ranks, ranks);
-            QCOMPARE(t.nodes, nodes);
-            QVERIFY(t.complete);
-            QVERIFY(t.avg_busbw_gbps.has_value());
-            QCOMPARE(QString::fromStdString(t.device_name), QString("NVIDIA H100 80GB HBM3"));
-            QVERIFY(t.span() == (nodes > 1 ? Span::ScaleOut : Span::ScaleUp));
-        }
+        testnccl::checkTables(path.toStdString(), ops, rows, ranks, nodes);
     }
 
     void realLogFooterAndVersions()
@@ -186,27 +156,8 @@ private slots:
         if (names.isEmpty())
             QSKIP("shared nccl-tests logs not present");
         const std::string path = (dir + "/" + names.front()).toStdString();
-        CalibrationProfile p;
-        addNcclLog(p, readNcclLog(path), path);
-        QCOMPARE(p.collectives.size(), size_t(5));
-        QCOMPARE(p.system.gpu_count, 8);
-        QCOMPARE(p.system.nodes, 1);
-        QCOMPARE(p.system.nccl_version, std::string("2.29.2"));
-        const CalibratedPerformance perf(p, 989, 1979);
-        // 1 GiB all-reduce on 8 GPUs: the log's row says 4000.82 µs.
-        QVERIFY(std::abs(
-                    *perf.collectiveSeconds(Collective::AllReduce, 8, Span::ScaleUp, 1073741824.0) -
-                    4000.82e-6) < 1e-9);
-        // 16 GiB all-gather: 41542.0 µs.
-        QVERIFY(std::abs(*perf.collectiveSeconds(Collective::AllGather, 8, Span::ScaleUp,
-                                                 17179869184.0) -
-                         41542.0e-6) < 1e-9);
-        QVERIFY(!perf.collectiveSeconds(Collective::AllReduce, 8, Span::ScaleOut, 1e9).has_value());
-        // Round trip through the file format keeps the lookup.
-        const CalibratedPerformance again(parseProfile(profileToText(p), "rt"), 989, 1979);
-        QVERIFY(std::abs(*again.collectiveSeconds(Collective::AllReduce, 8, Span::ScaleUp,
-                                                  1073741824.0) -
-                         4000.82e-6) < 1e-9);
+        // The log's rows: 1 GiB all-reduce 4000.82 µs, 16 GiB all-gather 41542.0 µs.
+        testnccl::checkProfileFromOneNodeLog(path, {"2.29.2", 4000.82, 17179869184.0, 41542.0});
     }
 
     void sharedLogsMoveTpTimeByTheMeasuredBandwidth()
@@ -217,42 +168,11 @@ private slots:
                                 "sendrecv_xxrjun.txt";
         if (!std::filesystem::exists(log))
             QSKIP("shared nccl-tests logs are absent");
-        NcclLogResult parsed = readNcclLog(log);
-        CalibrationProfile prof;
-        addNcclLog(prof, parsed, log);
-        const CalibratedPerformance measured(prof, 989, 1979);
-
-        // Oracle: the log's own rows. Each TP all-gather / reduce-scatter of the default plan
-        // moves b·s·h·2 bytes = 1·8192·8192·2 = 128 MiB; the log's 134217728-byte rows give
-        // the measured time directly.
-        const double bytes = 8192.0 * 8192.0 * 2.0;
-        for (Collective c : {Collective::AllGather, Collective::ReduceScatter}) {
-            const CollectiveCurve* curve = measured.curveFor(c, 8, Span::ScaleUp);
-            QVERIFY(curve);
-            const SizePoint* row = nullptr;
-            for (const SizePoint& p : curve->points)
-                if (p.size_bytes == bytes)
-                    row = &p;
-            QVERIFY2(row, "the log has a 128 MiB row");
-            const auto t = measured.collectiveSeconds(c, 8, Span::ScaleUp, bytes);
-            QVERIFY(t.has_value());
-            QVERIFY(std::abs(*t / row->time_median_seconds - 1) < 1e-9);
-        }
-
-        const Scenario s = defaultNoLatency();
-        const Estimate datasheet = evaluate(s);
-        Estimate cal;
-        evaluate(s, cal, &measured);
-        const double tp0 = datasheet.time.exposed.tp + datasheet.time.overlapped.tp;
-        const double tp1 = cal.time.exposed.tp + cal.time.overlapped.tp;
         // At 128 MiB the log measures all-gather and reduce-scatter at about 307-309 GB/s
         // (docs/formulas.md §5), below the datasheet 450 × 0.8 = 360 GB/s: TP time must grow by
         // roughly 360/308, and certainly stay within the 360/362 .. 360/237 range of the
         // log's busbw between 32 MiB and 16 GiB.
-        const double ratio = tp1 / tp0;
-        QVERIFY2(ratio > 360.0 / 365.0 && ratio < 360.0 / 237.0,
-                 qPrintable(QString::number(ratio)));
-        QVERIFY2(std::abs(ratio - 360.0 / 308.0) < 0.08, qPrintable(QString::number(ratio)));
+        testnccl::checkLogMovesTpTime(log, {360.0 / 365.0, 360.0 / 237.0, 360.0 / 308.0});
     }
 };
 
