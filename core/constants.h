@@ -23,8 +23,8 @@ inline constexpr double kFallbackScaleOutBytesPerSecond = 1e9;
 inline constexpr double kMinPcieBytesPerSecond = 1e9;
 
 /// Named terms that the papers do not pin down; every default says where it comes from
-/// (a section of docs/formulas.md; 🟡 = peers' figures, 🔢 = our estimate). Pass a modified copy
-/// to evaluate() to override any of them.
+/// (a section of docs/formulas.md; 🟡 = peers' figures, 🔢 = our estimate). Pass a modified
+/// copy to evaluate() to override any of them.
 struct ModelConstants
 {
     // ---- memory (docs/formulas.md §3.4) ----

@@ -340,83 +340,8 @@ private:
 
     void comment(std::string_view c, int lineNo)
     {
-        if (c.starts_with("nccl-tests version")) {
-            finish(lineNo, false);
-            const auto t = split(c);
-            if (t.size() > 2)
-                m_testsVersion = std::string(t[2]);
-            const auto lib = c.find("nccl-library=");
-            if (lib != std::string_view::npos)
-                m_ncclVersion = ncclVersionAfter(c, lib);
+        if (blockComment(c, lineNo) || tableComment(c, lineNo))
             return;
-        }
-        if (c.starts_with("paralens-measure")) { // paralens-measure's stdout
-            finish(lineNo, false);
-            const auto lib = c.find("nccl-library=");
-            if (lib != std::string_view::npos)
-                m_ncclVersion = ncclVersionAfter(c, lib);
-            return;
-        }
-        if (c.starts_with("Collective test starting:")) {
-            finish(lineNo, false);
-            m_pendingOp = opFromPerfName(c);
-            m_blockLine = lineNo;
-            return;
-        }
-        if (c.starts_with("Collective test concluded")) {
-            finish(lineNo, false);
-            m_pendingOp.clear();
-            return;
-        }
-        if (c.starts_with("nThread")) {
-            const auto t = split(c);
-            for (size_t i = 0; i + 1 < t.size(); ++i) {
-                long long v = 0;
-                if (t[i] == "iters:" && (i == 0 || t[i - 1] != "agg") && parseInt(t[i + 1], v))
-                    m_iterations = static_cast<int>(v);
-            }
-            return;
-        }
-        if (c.starts_with("Using devices")) {
-            finish(lineNo, false);
-            m_devices.clear();
-            if (m_blockLine == 0)
-                m_blockLine = lineNo;
-            return;
-        }
-        if (c.starts_with("Rank")) {
-            if (auto d = parseDevice(c)) {
-                if (m_table && !m_table->rows.empty())
-                    finish(lineNo, false);
-                m_devices.push_back(*d);
-            }
-            return;
-        }
-        if (c.find("algbw") != std::string_view::npos &&
-            c.find("busbw") != std::string_view::npos) {
-            if (m_table && !m_table->rows.empty())
-                finish(lineNo, false);
-            m_columns = parseColumnHeader(c);
-            openTable(lineNo);
-            return;
-        }
-        if (c.starts_with("Avg bus bandwidth")) {
-            if (m_table) {
-                const auto colon = c.find(':');
-                double v = 0;
-                if (colon != std::string_view::npos && parseDouble(trim(c.substr(colon + 1)), v))
-                    m_table->avg_busbw_gbps = v;
-                if (m_bad) {
-                    // A bad row followed by the footer is a broken row, not a cut-off log.
-                    throw InputError(where(m_bad->line), where(m_bad->line) +
-                                                             ": malformed nccl-tests row (" +
-                                                             m_bad->why + ")");
-                }
-                m_table->complete = true;
-                finish(lineNo, false);
-            }
-            return;
-        }
         if (c.starts_with("Out of bounds values")) {
             if (c.find("FAILED") != std::string_view::npos)
                 warn(lineNo, "nccl-tests reported wrong results: " + std::string(c));
@@ -429,6 +354,95 @@ private:
             if (!op.empty())
                 m_pendingOp = op;
         }
+    }
+
+    // A comment that starts or ends a test block or names its versions, iterations or
+    // devices; false when `c` is none of those.
+    bool blockComment(std::string_view c, int lineNo)
+    {
+        if (c.starts_with("nccl-tests version")) {
+            finish(lineNo, false);
+            const auto t = split(c);
+            if (t.size() > 2)
+                m_testsVersion = std::string(t[2]);
+            const auto lib = c.find("nccl-library=");
+            if (lib != std::string_view::npos)
+                m_ncclVersion = ncclVersionAfter(c, lib);
+            return true;
+        }
+        if (c.starts_with("paralens-measure")) { // paralens-measure's stdout
+            finish(lineNo, false);
+            const auto lib = c.find("nccl-library=");
+            if (lib != std::string_view::npos)
+                m_ncclVersion = ncclVersionAfter(c, lib);
+            return true;
+        }
+        if (c.starts_with("Collective test starting:")) {
+            finish(lineNo, false);
+            m_pendingOp = opFromPerfName(c);
+            m_blockLine = lineNo;
+            return true;
+        }
+        if (c.starts_with("Collective test concluded")) {
+            finish(lineNo, false);
+            m_pendingOp.clear();
+            return true;
+        }
+        if (c.starts_with("nThread")) {
+            const auto t = split(c);
+            for (size_t i = 0; i + 1 < t.size(); ++i) {
+                long long v = 0;
+                if (t[i] == "iters:" && (i == 0 || t[i - 1] != "agg") && parseInt(t[i + 1], v))
+                    m_iterations = static_cast<int>(v);
+            }
+            return true;
+        }
+        if (c.starts_with("Using devices")) {
+            finish(lineNo, false);
+            m_devices.clear();
+            if (m_blockLine == 0)
+                m_blockLine = lineNo;
+            return true;
+        }
+        if (c.starts_with("Rank")) {
+            if (auto d = parseDevice(c)) {
+                if (m_table && !m_table->rows.empty())
+                    finish(lineNo, false);
+                m_devices.push_back(*d);
+            }
+            return true;
+        }
+        return false;
+    }
+
+    // A table's column header or its "Avg bus bandwidth" footer; false when `c` is neither.
+    bool tableComment(std::string_view c, int lineNo)
+    {
+        if (c.find("algbw") != std::string_view::npos &&
+            c.find("busbw") != std::string_view::npos) {
+            if (m_table && !m_table->rows.empty())
+                finish(lineNo, false);
+            m_columns = parseColumnHeader(c);
+            openTable(lineNo);
+            return true;
+        }
+        if (!c.starts_with("Avg bus bandwidth"))
+            return false;
+        if (m_table) {
+            const auto colon = c.find(':');
+            double v = 0;
+            if (colon != std::string_view::npos && parseDouble(trim(c.substr(colon + 1)), v))
+                m_table->avg_busbw_gbps = v;
+            if (m_bad) {
+                // A bad row followed by the footer is a broken row, not a cut-off log.
+                throw InputError(where(m_bad->line), where(m_bad->line) +
+                                                         ": malformed nccl-tests row (" +
+                                                         m_bad->why + ")");
+            }
+            m_table->complete = true;
+            finish(lineNo, false);
+        }
+        return true;
     }
 
     void openTable(int lineNo)
