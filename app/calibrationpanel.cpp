@@ -440,11 +440,13 @@ void CalibrationPanel::probe()
 void CalibrationPanel::probeFinished(const ToolRun& run)
 {
     const QString err = QString::fromUtf8(run.rest).trimmed();
-    if (run.started && run.status == QProcess::NormalExit && run.exitCode == measure::ExitNoDevice) {
+    if (run.started && run.status == QProcess::NormalExit &&
+        run.exitCode == measure::ExitNoDevice) {
         m_measureState = MeasureState::NoGpu;
         m_measureStatus = tr("Measurement unavailable: no CUDA device visible on this machine "
                              "(paralens-measure found, but it sees no GPU).");
-    } else if (run.started && run.status == QProcess::NormalExit && run.exitCode == measure::ExitOk) {
+    } else if (run.started && run.status == QProcess::NormalExit &&
+               run.exitCode == measure::ExitOk) {
         const QJsonArray devices =
             QJsonDocument::fromJson(run.out).object().value(QStringLiteral("devices")).toArray();
         QStringList names;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli_commands.h"
-#include "app/export.h"
 #include "app/evaluator.h"
+#include "app/export.h"
 #include "core/calibration.h"
 #include "core/error.h"
 #include "core/scenario_io.h"

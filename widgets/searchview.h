@@ -15,10 +15,10 @@ class QTableView;
 
 namespace paralens {
 
-/// The configuration search view (docs/search.md): a Search / Cancel pair with a progress bar, a scatter of
-/// plans (tokens/s against peak memory per GPU, coloured by a dimension picked in a combo) with
-/// the Pareto front drawn as a line, and a sortable table of the top plans. The search runs as
-/// a BackgroundJob (Cancel sets the flag the core polls); progress comes back on the GUI
+/// The configuration search view (docs/search.md): a Search / Cancel pair with a progress bar, a
+/// scatter of plans (tokens/s against peak memory per GPU, coloured by a dimension picked in a
+/// combo) with the Pareto front drawn as a line, and a sortable table of the top plans. The search
+/// runs as a BackgroundJob (Cancel sets the flag the core polls); progress comes back on the GUI
 /// thread. A problem that cannot be searched greys the chart with its reason, like a plan
 /// that cannot run in the explorer's charts. Clicking a table row emits planChosen().
 class SearchView : public ChartView

@@ -13,13 +13,13 @@
 #include "core/evaluate.h"
 #include "core/scenario_io.h"
 #include "widgets/accuracyview.h"
-#include "widgets/headline.h"
 #include "widgets/calibrationview.h"
+#include "widgets/headline.h"
 #include "widgets/searchview.h"
 
 #include <QDockWidget>
-#include <QImage>
 #include <QFile>
+#include <QImage>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSignalSpy>
