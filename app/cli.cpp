@@ -82,6 +82,20 @@ QString usageText(const QCommandLineParser& parser, const char* subcommand)
     return text;
 }
 
+std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args,
+                                  const char* subcommand)
+{
+    if (!parser.parse(args)) {
+        QTextStream(stderr) << "error: " << subcommand << ": " << parser.errorText() << "\n";
+        return BadUsage;
+    }
+    if (parser.isSet("help")) {
+        QTextStream(stdout) << usageText(parser, subcommand);
+        return Ok;
+    }
+    return std::nullopt;
+}
+
 int fail(const QString& message)
 {
     QTextStream(stderr) << "error: " << message << "\n";

@@ -72,14 +72,8 @@ int cmdCalibrate(const QStringList& args)
         "op", "operation for log tables that do not name one (all_reduce, all_gather, ...)", "OP");
     const QCommandLineOption quietOpt("quiet", "do not print the fit table or warnings");
     parser.addOptions({outOpt, opOpt, quietOpt});
-    if (!parser.parse(args)) {
-        QTextStream(stderr) << "error: calibrate: " << parser.errorText() << "\n";
-        return BadUsage;
-    }
-    if (parser.isSet("help")) {
-        QTextStream(stdout) << usageText(parser, "calibrate");
-        return Ok;
-    }
+    if (const auto code = parseArguments(parser, args, "calibrate"))
+        return *code;
     const QStringList inputs = parser.positionalArguments();
     if (inputs.isEmpty()) {
         QTextStream(stderr) << "error: calibrate: no INPUT given (paralens calibrate --help)\n";

@@ -288,14 +288,8 @@ int cmdCalibrateRuns(const QStringList& args)
 {
     QCommandLineParser parser;
     addOptions(parser);
-    if (!parser.parse(args)) {
-        QTextStream(stderr) << "error: calibrate: " << parser.errorText() << "\n";
-        return BadUsage;
-    }
-    if (parser.isSet("help")) {
-        QTextStream(stdout) << usageText(parser, "calibrate");
-        return Ok;
-    }
+    if (const auto code = parseArguments(parser, args, "calibrate"))
+        return *code;
     const QStringList files = parser.positionalArguments();
     if (files.isEmpty() || !parser.isSet("out")) {
         QTextStream(stderr) << "error: calibrate --runs: needs FILE... and --out PROFILE.json\n";

@@ -29,6 +29,10 @@ int cmdValidate(const QStringList& args);
 int fail(const QString& message);
 /// parser.helpText() with the usage line naming "paralens SUBCOMMAND" instead of the binary path.
 QString usageText(const QCommandLineParser& parser, const char* subcommand);
+/// Parses a subcommand's arguments. Returns nullopt to go on, or the exit code to return at
+/// once: Ok after printing --help, BadUsage after an `error: SUBCOMMAND: ...` line.
+std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args,
+                                  const char* subcommand);
 /// The presets for this run: built-ins, the user's config folder and every --presets DIR
 /// (run() loads them before the subcommand starts). Pass it to loadScenarioFile().
 const PresetLibrary& presets();

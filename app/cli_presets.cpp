@@ -92,14 +92,8 @@ int cmdPresets(const QStringList& args)
     parser.addHelpOption();
     const QCommandLineOption json("json", "print {\"models\": [...], \"hardware\": [...]}");
     parser.addOption(json);
-    if (!parser.parse(args)) {
-        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
-        return BadUsage;
-    }
-    if (parser.isSet("help")) {
-        QTextStream(stdout) << usageText(parser, "presets");
-        return Ok;
-    }
+    if (const auto code = parseArguments(parser, args, "presets"))
+        return *code;
     if (!parser.positionalArguments().isEmpty()) {
         QTextStream(stderr) << "error: presets takes no arguments (got "
                             << parser.positionalArguments().front() << ")\n";

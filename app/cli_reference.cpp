@@ -23,14 +23,8 @@ int cmdReference(const QStringList& args)
     parser.addHelpOption();
     const QCommandLineOption jsonOpt("json", "print the comparison as JSON");
     parser.addOption(jsonOpt);
-    if (!parser.parse(args)) {
-        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
-        return BadUsage;
-    }
-    if (parser.isSet("help")) {
-        QTextStream(stdout) << usageText(parser, "reference");
-        return Ok;
-    }
+    if (const auto code = parseArguments(parser, args, "reference"))
+        return *code;
     if (!parser.positionalArguments().isEmpty()) {
         QTextStream(stderr) << "error: reference takes no arguments (paralens reference --help)\n";
         return BadUsage;

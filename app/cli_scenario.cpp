@@ -16,14 +16,8 @@ namespace {
 std::optional<int> parseScenarioArgs(QCommandLineParser& parser, const QStringList& args,
                                      const char* subcommand, QString* file)
 {
-    if (!parser.parse(args)) {
-        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
-        return BadUsage;
-    }
-    if (parser.isSet("help")) {
-        QTextStream(stdout) << usageText(parser, subcommand);
-        return Ok;
-    }
+    if (const auto code = parseArguments(parser, args, subcommand))
+        return *code;
     const QStringList files = parser.positionalArguments();
     if (files.size() != 1) {
         QTextStream(stderr) << "error: " << subcommand

@@ -171,14 +171,8 @@ int cmdSearch(const QStringList& args)
         parser.addOption(o);
     for (const IntPin& pin : kIntPins)
         parser.addOption(QCommandLineOption(pin.name, QString("pin %1").arg(pin.name), "N"));
-    if (!parser.parse(args)) {
-        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
-        return BadUsage;
-    }
-    if (parser.isSet("help")) {
-        QTextStream(stdout) << usageText(parser, "search");
-        return Ok;
-    }
+    if (const auto code = parseArguments(parser, args, "search"))
+        return *code;
     if (!parser.positionalArguments().isEmpty()) {
         QTextStream(stderr) << "error: search takes no positional arguments (got "
                             << parser.positionalArguments().front() << ")\n";

@@ -33,14 +33,8 @@ int cmdValidate(const QStringList& args)
         "hardware, source, none",
         "KEY", "model-and-gpus");
     parser.addOptions({hardwareOpt, jsonOpt, groupOpt});
-    if (!parser.parse(args)) {
-        QTextStream(stderr) << "error: " << parser.errorText() << "\n";
-        return BadUsage;
-    }
-    if (parser.isSet("help")) {
-        QTextStream(stdout) << usageText(parser, "validate");
-        return Ok;
-    }
+    if (const auto code = parseArguments(parser, args, "validate"))
+        return *code;
     const QStringList files = parser.positionalArguments();
     if (files.isEmpty()) {
         QTextStream(stderr) << "error: validate needs at least one runs file or CSV "
