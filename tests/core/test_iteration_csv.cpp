@@ -265,12 +265,12 @@ private slots:
     {
         const PresetLibrary& lib = PresetLibrary::builtin();
         QCOMPARE(hardwareTemplate("a100-40gb", lib).hardware_id, std::string("a100-40gb"));
-        // The documented vTrain cluster: 8 per node, 150 GB/s NVLink, 800 Gb/s per node.
+        // The documented vTrain cluster: 8 per node, 300 GB/s NVLink (A100 datasheet), 800 Gb/s per node.
         const Scenario v = hardwareTemplate(
             PARALENS_SOURCE_DIR "/resources/examples/vtrain-a100-cluster.json", lib);
         QVERIFY(v.hardware_id.empty());
         QCOMPARE(v.cluster.gpus_per_node, 8);
-        QCOMPARE(v.cluster.scale_up_gbps, 150.0);
+        QCOMPARE(v.cluster.scale_up_gbps, 300.0);
         QCOMPARE(v.cluster.scale_out_gbps * v.cluster.gpus_per_node * 8, 800.0); // Gb/s per node
         QCOMPARE(v.cluster.gpu.bf16_tflops, 312.0);
         for (const char* bad : {"no-such-cluster", PARALENS_SOURCE_DIR "/resources/presets/models/"
