@@ -15,7 +15,7 @@ double activationBytes(const Dims& d)
 
 } // namespace
 
-CommTimes tpComm(const CommContext& c)
+CommTimes tpComm(const CommContext& c, const LayerTimes& dense)
 {
     const ParallelPlan& pl = c.scenario->parallel;
     CommTimes tp;
@@ -33,8 +33,20 @@ CommTimes tpComm(const CommContext& c)
         tp.forward = 2 * c.seconds(Collective::AllReduce, l, S);
         tp.backward = tp.forward;
     }
-    if (c.scenario->training.recompute == Recompute::Full)
+    const bool full = c.scenario->training.recompute == Recompute::Full;
+    if (full)
         tp.backward += tp.forward;
+    if (pl.tp_comm_overlap && pl.sequence_parallel) {
+        // TransformerEngine / AsyncTP split each all-gather and reduce-scatter into chunks that
+        // run beside the GEMM consuming or producing them (Wang et al. 2022, "Overlap
+        // Communication with Dependent Computation via Decomposition", ASPLOS'23).
+        const double share = c.constants->comm_sm_share;
+        const double hf = std::min(tp.forward, dense.linear_f);
+        const double hb = std::min(tp.backward, dense.linear_bw + (full ? dense.linear_f : 0.0));
+        tp.forward += share * hf - hf;
+        tp.backward += share * hb - hb;
+        tp.hidden += hf + hb;
+    }
     return tp;
 }
 

@@ -47,7 +47,10 @@ struct CommContext
 /// the same tensor (Korthikanti et al. 2022 §4.2.2), and the backward's two re-gathers of the
 /// sequence-sharded norm output run hidden under the input-gradient GEMM. Full recompute
 /// repeats the forward's collectives in the backward. Zero when t = 1.
-CommTimes tpComm(const CommContext& c);
+/// With `tp_comm_overlap` (and SP) the collectives run under the layer's linear GEMMs
+/// (`dense`: linear_f, linear_bw), which lose ModelConstants::comm_sm_share of the SMs while they
+/// do: what the GEMMs cannot cover stays exposed.
+CommTimes tpComm(const CommContext& c, const LayerTimes& dense = LayerTimes{});
 
 /// CP per layer: a ring of cp − 1 send/recv steps of one K/V chunk, 2·(s/cp)·b·(kv/t)·2 bytes,
 /// in forward and twice that in backward (K/V again, dK/dV; Megatron context_parallel.md),

@@ -72,6 +72,30 @@ struct ModelConstants
     /// from measured runs (docs/fit.md); frameworks that do not overlap ignore it.
     double dp_overlap_fraction = 1.0;
 
+    /// Elements of width h that eager PyTorch's RMSNorm streams per token in forward: it upcasts
+    /// to fp32 and runs x.float(), pow, mean, x·rsqrt, type_as and ·weight as six kernels (read
+    /// 2 + write 4, r4 w4, r4, r4 w4, r4 w2, r2 w2 bytes = 36 bytes = 18 two-byte elements;
+    /// torchtitan models/norms.py RMSNorm, the default norm_type "rmsnorm").
+    double eager_norm_elements = 18;
+    /// Two-byte elements eager RoPE streams per q/k element in forward: float() (r2 w4), the
+    /// complex multiply (r4 w4) and type_as (r4 w2) = 20 bytes (torchtitan apply_rotary_emb).
+    double eager_rope_elements = 10;
+    /// Two-byte elements eager SwiGLU streams per FFN element: silu (r2 w2) and the product with
+    /// the up projection (r4 w2) = 10 bytes (torchtitan FeedForward: w2(silu(w1 x) · w3 x)).
+    double eager_swiglu_elements = 5;
+
+    // ---- host and kernel launches (docs/formulas.md §2.4) ----
+    /// Seconds each kernel launch costs the step: the CPU side of a CUDA launch is 5–20 µs
+    /// (Meta's Holistic Trace Analysis docs, "CUDA kernel launch statistics"); the midpoint.
+    /// Megatron-LM, DeepSpeed and FSDP synchronise the host every micro-batch (p2p waits, loss
+    /// scaling, FSDP's stream waits), so the launches of a layer are not hidden behind earlier
+    /// kernels when those are short.
+    double kernel_launch_seconds = 12.5e-6;
+    /// Share of the SMs that communication kernels occupy while they overlap compute: DeepSeek-V3
+    /// reserves 20 of 132 H800 SMs for its all-to-all and pipeline traffic (DeepSeek-AI 2024,
+    /// arXiv:2412.19437 §3.2.2). Overlapped compute loses this share for the overlap's duration.
+    double comm_sm_share = 20.0 / 132.0;
+
     // ---- fixed costs (0 until fitted to measured runs, docs/fit.md) ----
     /// Seconds per transformer layer per micro-batch (forward + backward, split 1 : 2) that no
     /// FLOP or byte explains: kernel launches, framework hooks.

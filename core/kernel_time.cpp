@@ -47,6 +47,40 @@ double familyEfficiency(const std::string& name)
     return e;
 }
 
+// Whether the element-wise ops run as fused kernels: Megatron-LM and DeepSpeed always fuse them
+// (apex / TransformerEngine kernels); FSDP runs eager PyTorch unless torch.compile is on.
+bool fusedElementwise(const TrainingSettings& tr)
+{
+    return tr.framework != Framework::FSDP || tr.compile;
+}
+
+// torchtitan's selective ("op") activation checkpointing: it saves the outputs of matmuls,
+// attention and collectives except every second matmul, and recomputes everything else
+// (torchtitan distributed/activation_checkpoint.py). Megatron's selective recompute repeats only
+// the attention core (Korthikanti et al. 2022 §5).
+bool opLevelCheckpointing(const TrainingSettings& tr)
+{
+    return tr.framework == Framework::FSDP && tr.recompute == Recompute::Selective;
+}
+
+// Two-byte elements per token one layer's element-wise kernels stream in forward: fused (two
+// norms, two residual adds, two dropouts as ModelConstants::elementwise_hidden_elements, RoPE
+// read + write of q and k, the activation / MoE copies of `ffn_elems`) or eager PyTorch.
+double elementwiseElements(const ModelSpec& m, const Dims& d, const TrainingSettings& tr,
+                           const ModelConstants& kc, double ffn_elems, bool moe)
+{
+    if (fusedElementwise(tr))
+        return kc.elementwise_hidden_elements * d.h / d.tsp + 2 * (d.q + d.kv) / d.t + ffn_elems;
+    const double norms = 2 * kc.eager_norm_elements * d.h / d.tsp;
+    const double residuals = 2 * 3 * d.h / d.tsp; // read 2 + 2, write 2 bytes each
+    const double rope = kc.eager_rope_elements * (d.q + d.kv) / d.t;
+    const double attnOut = 2 * d.q / d.t; // the attention output made contiguous
+    double act = ffn_elems;
+    if (!moe || !m.isMoe())
+        act = (m.gated_mlp ? kc.eager_swiglu_elements : 2.0) * double(m.ffn_hidden) / d.t;
+    return norms + residuals + rope + attnOut + act;
+}
+
 // Forward seconds of the attention core, 4·N·s·q/t FLOPs (scores and attention·V).
 double attentionCoreSeconds(const Dims& d, const KernelModel& k, const TrainingSettings& tr,
                             const ModelConstants& kc)
@@ -90,6 +124,25 @@ double addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k,
            4 * kk * d.h / d.tsp; // permute / unpermute copies
 }
 
+// Kernel-launch time of one layer per micro-batch: the forward's kernels, twice as many in
+// backward (each op's input and weight gradient), and what recomputation launches again.
+void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr,
+                 const ModelConstants& kc, bool moe, LayerTimes& lt)
+{
+    const double fwd = forwardKernelsPerLayer(m, pl, tr, moe);
+    double rec = 0;
+    if (tr.recompute == Recompute::Full)
+        rec = fwd;
+    else if (opLevelCheckpointing(tr))
+        rec = fwd - (4 + mlpMatrices(m)) / 2; // all but the saved half of the matmuls
+    else if (tr.recompute == Recompute::Selective)
+        rec = tr.flash_attention ? 1 : 4;
+    const double t = kc.kernel_launch_seconds;
+    lt.f += fwd * t;
+    lt.b += (2 * fwd + rec) * t;
+    lt.launch = (3 * fwd + rec) * t;
+}
+
 } // namespace
 
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8)
@@ -110,11 +163,45 @@ double rooflineSeconds(double flops, double peak_flops_per_s, double efficiency,
 // Out of line: the layer model calls it a dozen times, and three GEMMs inlined at every call
 // would grow the evaluator's code past what the instruction cache holds.
 void KernelModel::linear(double M, double K, double N, double count, double& f, double& b,
-                         double& w) const
+                         double& w, bool fp8_ok) const
 {
-    f += count * gemm(M, K, N, true);
-    b += count * gemm(M, N, K, true);
-    w += count * gemm(K, M, N, true);
+    f += count * gemm(M, K, N, fp8_ok);
+    b += count * gemm(M, N, K, fp8_ok);
+    w += count * gemm(K, M, N, fp8_ok);
+    if (fp8 && fp8_ok) {
+        const Fp8CastBytes c = fp8CastBytes(M, K, N);
+        f += count * stream(c.forward);
+        b += count * stream(c.backward);
+    }
+}
+
+Fp8CastBytes fp8CastBytes(double M, double K, double N)
+{
+    Fp8CastBytes c;
+    c.forward = 3 * (M * K + K * N);
+    c.backward = 3 * M * N + (M * K + K * N);
+    return c;
+}
+
+double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
+                              const TrainingSettings& tr, bool moe)
+{
+    const bool megatron = tr.framework != Framework::FSDP;
+    // GEMMs: Megatron fuses QKV into one and the gate with the up projection (2 + 2);
+    // torchtitan's Llama runs q, k, v, o and w1, w3, w2 separately (4 + 3).
+    double k = megatron ? 4 : 4 + mlpMatrices(m);
+    // Attention core: one flash kernel, or baddbmm, fused softmax, dropout and bmm.
+    k += tr.flash_attention ? 1 : 4;
+    if (fusedElementwise(tr))
+        k += 2 + 2 + 1 + 1; // two norms, two residual (bias-dropout-) adds, activation, RoPE
+    else
+        k += 2 * 6 + 2 + 2 * 3 + 1 + (m.gated_mlp ? 2 : 1); // norms, adds, RoPE q/k, copy, act
+    if (moe && m.isMoe())
+        k += 1 + 2 + 2 + 2; // router GEMM, softmax + top-k, permute, unpermute (grouped GEMMs
+                            // replace the MLP's)
+    if (pl.tp > 1)
+        k += pl.sequence_parallel ? 4 : 2; // all-gather + reduce-scatter pairs, or all-reduces
+    return k;
 }
 
 KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
@@ -144,7 +231,8 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
 }
 
 LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
-                      const TrainingSettings& tr, const ModelConstants& kc, bool moe)
+                      const ParallelPlan& pl, const TrainingSettings& tr, const ModelConstants& kc,
+                      bool moe)
 {
     LayerTimes lt;
     // Attention projections.
@@ -152,20 +240,23 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     k.linear(d.tokens, d.q / d.t, d.h, 1, lt.f, lt.b, lt.w);
     const double core = attentionCoreSeconds(d, k, tr, kc);
     lt.core_f = core;
+    const double elemFfn = addFeedForward(m, d, k, kc, moe, lt);
+    lt.linear_f = lt.f;
+    lt.linear_bw = lt.b + lt.w;
     lt.f += core;
     lt.b += 2 * core;
-    const double elemFfn = addFeedForward(m, d, k, kc, moe, lt);
     // Element-wise traffic (norms, residuals, RoPE, activation function), 2-byte elements.
-    const double elem =
-        k.stream(2 * d.tokens *
-                 (kc.elementwise_hidden_elements * d.h / d.tsp + 2 * (d.q + d.kv) / d.t + elemFfn));
+    const double elem = k.stream(2 * d.tokens * elementwiseElements(m, d, tr, kc, elemFfn, moe));
     lt.f += elem;
     lt.b += 2 * elem;
     if (tr.recompute == Recompute::Full)
         lt.recompute = lt.f;
+    else if (opLevelCheckpointing(tr))
+        lt.recompute = 0.5 * lt.linear_f + elem; // every second matmul, and the element-wise ops
     else if (tr.recompute == Recompute::Selective)
         lt.recompute = core;
     lt.b += lt.recompute;
+    addLaunches(m, pl, tr, kc, moe, lt);
     return lt;
 }
 
@@ -173,7 +264,7 @@ StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad
 {
     StageTimes t;
     k.linear(d.tokens, d.h, double(vocab_pad) / d.t, 1, t.forward_seconds, t.backward_seconds,
-             t.weight_seconds);
+             t.weight_seconds, false);
     const double ce = k.stream(kCrossEntropyBytesPerLogit * d.tokens * double(vocab_pad) / d.t);
     t.forward_seconds += ce / 3;
     t.backward_seconds += 2 * ce / 3;

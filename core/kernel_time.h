@@ -58,8 +58,11 @@ struct KernelModel
         return rooflineSeconds(2 * M * K * N, f8 ? peak_lin : peak_bf16, eff, bytes, hbm);
     }
     /// Adds `count` times the forward, input-gradient and weight-gradient times of
-    /// Y[M×N] = X[M×K]·W[K×N] to f, b and w.
-    void linear(double M, double K, double N, double count, double& f, double& b, double& w) const;
+    /// Y[M×N] = X[M×K]·W[K×N] to f, b and w. In FP8 training (`fp8_ok` and the model's fp8) it
+    /// also adds the casts FP8 GEMMs need (fp8CastBytes()); `fp8_ok` false keeps a layer in BF16
+    /// (the LM head: Megatron-Core and torchao's float8 skip the output layer).
+    void linear(double M, double K, double N, double count, double& f, double& b, double& w,
+                bool fp8_ok = true) const;
     /// Seconds to stream `bytes` through HBM.
     double stream(double bytes) const { return bytes / hbm; }
 };
@@ -69,6 +72,22 @@ struct KernelModel
 KernelModel kernelModel(const Scenario& s, const ModelConstants& k,
                         const MeasuredPerformance* measured);
 
+/// Bytes the FP8 casts of one linear stream, forward and backward: forward quantises its input
+/// and weight (read 2 bytes, write 1: 3·(M·K + K·N)), backward quantises the output gradient
+/// (3·M·N) and writes the transposed FP8 copies of input and weight that the wgrad and dgrad
+/// GEMMs read (1·(M·K + K·N)); TransformerEngine's fused cast-transpose and torchao's float8
+/// training both do this work per micro-batch (dynamic scaling).
+struct Fp8CastBytes
+{
+    double forward = 0;
+    double backward = 0;
+};
+Fp8CastBytes fp8CastBytes(double M, double K, double N);
+
+/// Kernels one layer launches per micro-batch in forward (see kernel_time.cpp for the count).
+double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
+                              const TrainingSettings& tr, bool moe);
+
 /// Per-micro-batch kernel times of one layer on one GPU, split the way the pipeline needs.
 struct LayerTimes
 {
@@ -77,13 +96,17 @@ struct LayerTimes
     double w = 0;         ///< weight gradients
     double core_f = 0;    ///< attention core forward (CP overlap, selective recompute)
     double recompute = 0; ///< the recomputed part of b
+    double launch = 0;    ///< kernel-launch seconds included in f and b
+    double linear_f = 0;  ///< the linear layers' GEMMs in f (what TP overlap hides under)
+    double linear_bw = 0; ///< the linear layers' GEMMs in b and w
 };
 
 /// Kernel times of one dense layer (`moe` false) or MoE layer: attention projections and core,
 /// MLP or experts and router, element-wise traffic, and what recomputation repeats. The
 /// backward of the attention core and of element-wise kernels costs twice their forward.
 LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
-                      const TrainingSettings& tr, const ModelConstants& kc, bool moe);
+                      const ParallelPlan& pl, const TrainingSettings& tr, const ModelConstants& kc,
+                      bool moe);
 
 /// Kernel times of the LM head on the last stage for one micro-batch: its GEMM with the padded
 /// vocabulary `vocab_pad` and the cross-entropy over fp32 logits.

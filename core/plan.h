@@ -52,6 +52,10 @@ struct ParallelPlan
     int zero = 0;        ///< 0..3; 1 = distributed optimizer, 3 = FSDP full sharding
     int shard_group = 0; ///< ZeRO/FSDP shard group size; 0 = whole DP group
     bool offload_optimizer = false;
+    /// TP collectives run under the GEMMs they feed (Megatron-Core / TransformerEngine
+    /// `--tp-comm-overlap`, torchtitan AsyncTP). Off by default in both; needs sequence
+    /// parallelism, whose all-gather / reduce-scatter pairs are what gets split and overlapped.
+    bool tp_comm_overlap = false;
     int first_stage_layers = 0; ///< 0 = automatic split
     int last_stage_layers = 0;  ///< 0 = automatic split
 
@@ -81,6 +85,10 @@ struct TrainingSettings
     /// default of all three). false: it starts after the whole backward (no gradient buckets,
     /// as in Megatron-DeepSpeed with bucketing off), so only the pipeline's own slack hides it.
     bool overlap_grad_reduce = true;
+    /// The model runs under torch.compile (torchtitan `compile`, off by default), which fuses
+    /// the element-wise ops eager PyTorch runs one kernel at a time. Megatron-LM and DeepSpeed
+    /// always use their fused kernels, so only FSDP reads it.
+    bool compile = false;
 
     /// Micro-batches per pipeline per step, m = B / (b * dp).
     int microbatches(int dp) const { return global_batch / (micro_batch * dp); }

@@ -86,6 +86,7 @@ bool readParallel(const json* p, ParallelPlan& plan)
     r.readInt("zero", plan.zero, 0, 3);
     r.readInt("shard_group", plan.shard_group, 0, bounds::kMaxGpus);
     r.readBool("offload_optimizer", plan.offload_optimizer);
+    r.readBool("tp_comm_overlap", plan.tp_comm_overlap);
     r.readInt("first_stage_layers", plan.first_stage_layers, 0, bounds::kMaxLayers);
     r.readInt("last_stage_layers", plan.last_stage_layers, 0, bounds::kMaxLayers);
     r.finish();
@@ -106,6 +107,7 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readEnum("optimizer", ts.optimizer, parseOptimizer, "adam, sgd");
     r.readEnum("framework", ts.framework, parseFramework, "megatron, deepspeed, fsdp");
     r.readBool("overlap_grad_reduce", ts.overlap_grad_reduce);
+    r.readBool("compile", ts.compile);
     r.finish();
 }
 
@@ -120,10 +122,11 @@ constexpr std::array kKeyOrder{
     "scale_out_gbps", "pcie_gbps", "latencies", "scale_up_us", "scale_out_us",
     // parallel
     "tp", "pp", "dp", "ep", "cp", "sequence_parallel", "virtual_stages", "schedule", "zero",
-    "shard_group", "offload_optimizer", "first_stage_layers", "last_stage_layers",
+    "shard_group", "offload_optimizer", "tp_comm_overlap", "first_stage_layers",
+    "last_stage_layers",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "optimizer", "framework", "overlap_grad_reduce"};
+    "optimizer", "framework", "overlap_grad_reduce", "compile"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -232,6 +235,10 @@ json scenarioToJson(const Scenario& s)
     // the usual case read as before.
     if (!t.overlap_grad_reduce)
         j["training"]["overlap_grad_reduce"] = false;
+    if (t.compile)
+        j["training"]["compile"] = true;
+    if (p.tp_comm_overlap)
+        j["parallel"]["tp_comm_overlap"] = true;
     if (!s.calibration.empty())
         j["calibration"] = s.calibration;
     return j;
@@ -272,7 +279,7 @@ bool operator==(const ParallelPlan& a, const ParallelPlan& b)
     return a.tp == b.tp && a.pp == b.pp && a.dp == b.dp && a.ep == b.ep && a.cp == b.cp &&
            a.sequence_parallel == b.sequence_parallel && a.virtual_stages == b.virtual_stages &&
            a.schedule == b.schedule && a.zero == b.zero && a.shard_group == b.shard_group &&
-           a.offload_optimizer == b.offload_optimizer &&
+           a.offload_optimizer == b.offload_optimizer && a.tp_comm_overlap == b.tp_comm_overlap &&
            a.first_stage_layers == b.first_stage_layers &&
            a.last_stage_layers == b.last_stage_layers;
 }
@@ -283,7 +290,7 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.global_batch == b.global_batch && a.precision == b.precision &&
            a.recompute == b.recompute && a.flash_attention == b.flash_attention &&
            a.optimizer == b.optimizer && a.framework == b.framework &&
-           a.overlap_grad_reduce == b.overlap_grad_reduce;
+           a.overlap_grad_reduce == b.overlap_grad_reduce && a.compile == b.compile;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

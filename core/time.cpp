@@ -172,10 +172,10 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     const Dims d = dimsOf(sc.model, ActivationShape::of(sc), pl.ep);
 
     StepModel sm;
-    sm.dense = layerTimes(sc.model, d, k, sc.training, kc, false);
-    sm.moe = sc.model.isMoe() ? layerTimes(sc.model, d, k, sc.training, kc, true) : sm.dense;
+    sm.dense = layerTimes(sc.model, d, k, pl, sc.training, kc, false);
+    sm.moe = sc.model.isMoe() ? layerTimes(sc.model, d, k, pl, sc.training, kc, true) : sm.dense;
     sm.comm = CommContext{&sc, &d, in.topology, &kc, in.measured};
-    sm.tp = tpComm(sm.comm);
+    sm.tp = tpComm(sm.comm, sm.dense);
     sm.cp = cpComm(sm.comm, sm.dense.core_f);
     sm.ep = epComm(sm.comm, sm.moe);
     const std::int64_t vpad = paddedVocab(sc.model.vocab, pl.tp, kc.vocab_divisible_by);

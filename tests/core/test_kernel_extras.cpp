@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The kernel-time terms no FLOP count carries (docs/formulas.md §2.4), against hand counts from
+// the frameworks' code: eager PyTorch's element-wise traffic for Llama 3 8B (torchtitan's
+// RMSNorm, RoPE and SwiGLU), FP8 casts, kernel launches per layer, torchtitan's op-level
+// selective recompute, the BF16 LM head in FP8 training, and TP communication overlap.
+
+#include "core/comm_time.h"
+#include "core/dims.h"
+#include "core/kernel_time.h"
+#include "core/presets.h"
+#include "core/topology.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace paralens;
+
+namespace {
+
+bool close(double a, double b, double rel = 1e-9)
+{
+    return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
+}
+
+#define QVERIFY_CLOSE(a, b, rel)                                                                   \
+    QVERIFY2(                                                                                      \
+        close((a), (b), (rel)),                                                                    \
+        qPrintable(                                                                                \
+            QString("%1 = %2, expected %3").arg(#a).arg((a), 0, 'g', 17).arg((b), 0, 'g', 17)))
+
+// Llama 3 8B (Grattafiori et al. 2024, Table 3): h 4096, 32 heads, 8 KV heads, FFN 14336.
+ModelSpec llama8b()
+{
+    ModelSpec m;
+    m.name = "llama3-8b";
+    m.layers = 32;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.kv_heads = 8;
+    m.ffn_hidden = 14336;
+    m.vocab = 128256;
+    m.gated_mlp = true;
+    m.tied_embeddings = false;
+    return m;
+}
+
+// A kernel model whose GEMMs cost 1 s per 1e15 FLOPs and whose HBM streams 1e12 B/s.
+KernelModel kernels(bool fp8 = false)
+{
+    KernelModel k;
+    k.peak_bf16 = k.peak_lin = 1e15;
+    k.eff_bf16 = k.eff_lin = 1;
+    k.attn_ratio = 1;
+    k.half = 0;
+    k.hbm = 1e12;
+    k.fp8 = fp8;
+    if (fp8)
+        k.peak_lin = 2e15;
+    return k;
+}
+
+TrainingSettings fsdp(bool compile, Recompute r = Recompute::None)
+{
+    TrainingSettings tr;
+    tr.seq_len = 8192;
+    tr.framework = Framework::FSDP;
+    tr.compile = compile;
+    tr.recompute = r;
+    tr.flash_attention = true;
+    return tr;
+}
+
+Dims dimsFor(const ModelSpec& m, const TrainingSettings& tr, const ParallelPlan& pl)
+{
+    ActivationShape a;
+    a.seq = tr.seq_len;
+    a.micro_batch = tr.micro_batch;
+    a.tp = pl.tp;
+    a.sequence_parallel = pl.sequence_parallel;
+    a.cp = pl.cp;
+    a.recompute = tr.recompute;
+    a.flash_attention = tr.flash_attention;
+    return dimsOf(m, a);
+}
+
+// Hand count per token and layer in two-byte elements (docs/formulas.md §2.4) for h 4096,
+// q 4096, kv 1024, FFN 14336. Eager: two RMSNorms 2·18·h, two residual adds 2·3·h, RoPE
+// 10·(q + kv), the contiguous attention output 2·q, SwiGLU 5·FFN = 303,104. Fused: 14·h +
+// 2·(q + kv) + 3·FFN = 110,592.
+constexpr double kEagerElements = 2 * 18 * 4096. + 6 * 4096. + 10 * 5120. + 2 * 4096. + 5 * 14336.;
+constexpr double kFusedElements = 14 * 4096. + 2 * 5120. + 3 * 14336.;
+
+} // namespace
+
+class TestKernelExtras : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void eagerElementwiseTrafficOfLlama8b()
+    {
+        QCOMPARE(kEagerElements, 303104.0);
+        QCOMPARE(kFusedElements, 110592.0);
+        ModelConstants kc;
+        kc.kernel_launch_seconds = 0;
+        const ModelSpec m = llama8b();
+        const ParallelPlan pl;
+        const TrainingSettings eager = fsdp(false), compiled = fsdp(true);
+        const Dims d = dimsFor(m, eager, pl);
+        const LayerTimes e = layerTimes(m, d, kernels(), pl, eager, kc, false);
+        const LayerTimes c = layerTimes(m, d, kernels(), pl, compiled, kc, false);
+        // Forward streams 2 bytes per element per token; backward twice the forward.
+        const double extra = 2 * d.tokens * (kEagerElements - kFusedElements) / 1e12;
+        QVERIFY_CLOSE(e.f - c.f, extra, 1e-9);
+        QVERIFY_CLOSE(e.b - c.b, 2 * extra, 1e-9);
+        QVERIFY_CLOSE(e.w, c.w, 1e-12); // GEMMs are the same
+        // Megatron always fuses: the same as compiled FSDP.
+        TrainingSettings meg = eager;
+        meg.framework = Framework::Megatron;
+        QVERIFY_CLOSE(layerTimes(m, d, kernels(), pl, meg, kc, false).f, c.f, 1e-12);
+    }
+
+    void fp8CastsAreCountedPerGemm()
+    {
+        // M 2, K 3, N 5: forward 3·(6 + 15) = 63 bytes, backward 3·10 + 21 = 51.
+        const Fp8CastBytes c = fp8CastBytes(2, 3, 5);
+        QCOMPARE(c.forward, 63.0);
+        QCOMPARE(c.backward, 51.0);
+        // One 4096³ GEMM in FP8 at 2e15 FLOP/s: 2·4096³ / 2e15 per pass, plus its casts.
+        const double n = 4096, gemm = 2 * n * n * n / 2e15;
+        double f = 0, b = 0, w = 0;
+        kernels(true).linear(n, n, n, 1, f, b, w);
+        const Fp8CastBytes big = fp8CastBytes(n, n, n);
+        QVERIFY_CLOSE(f, gemm + big.forward / 1e12, 1e-9);
+        QVERIFY_CLOSE(b, gemm + big.backward / 1e12, 1e-9);
+        QVERIFY_CLOSE(w, gemm, 1e-9);
+        // fp8_ok false keeps it in BF16: 1e15 FLOP/s, no casts.
+        f = b = w = 0;
+        kernels(true).linear(n, n, n, 1, f, b, w, false);
+        QVERIFY_CLOSE(f, 2 * gemm, 1e-9);
+    }
+
+    void lmHeadStaysBf16InFp8Training()
+    {
+        TrainingSettings tr = fsdp(true);
+        const ModelSpec m = llama8b();
+        const Dims d = dimsFor(m, tr, ParallelPlan{});
+        const StageTimes bf = headTimes(d, kernels(false), 128256);
+        const StageTimes f8 = headTimes(d, kernels(true), 128256);
+        QVERIFY_CLOSE(f8.forward_seconds, bf.forward_seconds, 1e-12);
+        QVERIFY_CLOSE(f8.backward_seconds, bf.backward_seconds, 1e-12);
+    }
+
+    void kernelsPerLayerFollowTheFrameworksOps()
+    {
+        const ModelSpec m = llama8b();
+        ParallelPlan pl;
+        TrainingSettings meg;
+        meg.framework = Framework::Megatron;
+        meg.flash_attention = true;
+        // Megatron: fused QKV, proj, fc1 (gate + up), fc2; flash; 2 norms, 2 adds, act, RoPE.
+        QCOMPARE(forwardKernelsPerLayer(m, pl, meg, false), 4.0 + 1 + 6);
+        pl.tp = 8;
+        pl.sequence_parallel = true; // + 2 all-gathers + 2 reduce-scatters
+        QCOMPARE(forwardKernelsPerLayer(m, pl, meg, false), 15.0);
+        pl = ParallelPlan{};
+        // torchtitan eager: 7 GEMMs, SDPA, 2 × 6 norm ops, 2 adds, 2 × 3 RoPE ops, 1 copy,
+        // silu + mul.
+        QCOMPARE(forwardKernelsPerLayer(m, pl, fsdp(false), false), 7.0 + 1 + 12 + 2 + 6 + 1 + 2);
+        QCOMPARE(forwardKernelsPerLayer(m, pl, fsdp(true), false), 7.0 + 1 + 6);
+    }
+
+    void launchesChargeForwardBackwardAndRecompute()
+    {
+        const ModelSpec m = llama8b();
+        const ParallelPlan pl;
+        TrainingSettings meg;
+        meg.framework = Framework::Megatron;
+        meg.recompute = Recompute::Full;
+        ModelConstants kc;
+        const Dims d = dimsFor(m, meg, pl);
+        // 11 forward kernels: forward 11, backward 22, recompute 11, at 12.5 µs.
+        const LayerTimes lt = layerTimes(m, d, kernels(), pl, meg, kc, false);
+        QVERIFY_CLOSE(lt.launch, 44 * 12.5e-6, 1e-12);
+        kc.kernel_launch_seconds = 0;
+        const LayerTimes none = layerTimes(m, d, kernels(), pl, meg, kc, false);
+        QVERIFY_CLOSE(lt.f - none.f, 11 * 12.5e-6, 1e-9);
+        QVERIFY_CLOSE(lt.b - none.b, 33 * 12.5e-6, 1e-9);
+    }
+
+    void torchtitanSelectiveRecomputesHalfTheMatmuls()
+    {
+        const ModelSpec m = llama8b();
+        const ParallelPlan pl;
+        ModelConstants kc;
+        kc.kernel_launch_seconds = 0;
+        const TrainingSettings sac = fsdp(true, Recompute::Selective);
+        const Dims d = dimsFor(m, sac, pl);
+        const LayerTimes lt = layerTimes(m, d, kernels(), pl, sac, kc, false);
+        const double elem = 2 * d.tokens * kFusedElements / 1e12;
+        QVERIFY_CLOSE(lt.recompute, 0.5 * lt.linear_f + elem, 1e-9);
+        // Megatron's selective recomputes only the attention core.
+        TrainingSettings meg = sac;
+        meg.framework = Framework::Megatron;
+        const LayerTimes mg = layerTimes(m, d, kernels(), pl, meg, kc, false);
+        QVERIFY_CLOSE(mg.recompute, mg.core_f, 1e-12);
+        QVERIFY(lt.recompute > mg.recompute);
+    }
+
+    void tpOverlapHidesUnderGemmsAtTheSmShare()
+    {
+        Scenario s;
+        s.model = llama8b();
+        s.cluster = *PresetLibrary::builtin().hardware("h100-sxm");
+        s.parallel.tp = 8;
+        s.parallel.sequence_parallel = true;
+        s.gpus = 8;
+        s.training = fsdp(true);
+        const Dims d = dimsFor(s.model, s.training, s.parallel);
+        const Topology topo = placeGroups(s.parallel, s.cluster);
+        const ModelConstants kc;
+        const CommContext c{&s, &d, &topo, &kc, nullptr};
+        LayerTimes gemms;
+        gemms.linear_f = gemms.linear_bw = 1.0; // far longer than any collective
+        const CommTimes off = tpComm(c, gemms);
+        s.parallel.tp_comm_overlap = true;
+        const CommTimes on = tpComm(c, gemms);
+        QVERIFY(off.forward > 0);
+        QVERIFY_CLOSE(on.forward, kc.comm_sm_share * off.forward, 1e-12);
+        QVERIFY_CLOSE(on.backward, kc.comm_sm_share * off.backward, 1e-12);
+        // Short GEMMs cover only their own length.
+        gemms.linear_f = gemms.linear_bw = 0.25 * off.forward;
+        const CommTimes part = tpComm(c, gemms);
+        QVERIFY_CLOSE(part.forward, off.forward - 0.75 * gemms.linear_f, 1e-9);
+        // Without SP there is nothing to split: no change.
+        s.parallel.sequence_parallel = false;
+        const Dims d2 = dimsFor(s.model, s.training, s.parallel);
+        const CommContext c2{&s, &d2, &topo, &kc, nullptr};
+        s.parallel.tp_comm_overlap = false;
+        const double plain = tpComm(c2, gemms).forward;
+        s.parallel.tp_comm_overlap = true;
+        QCOMPARE(tpComm(c2, gemms).forward, plain);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestKernelExtras)
+#include "test_kernel_extras.moc"
