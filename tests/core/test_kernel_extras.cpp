@@ -229,10 +229,10 @@ private slots:
         QVERIFY(off.forward > 0);
         QVERIFY_CLOSE(on.forward, kc.comm_sm_share * off.forward, 1e-12);
         QVERIFY_CLOSE(on.backward, kc.comm_sm_share * off.backward, 1e-12);
-        // Short GEMMs cover only their own length.
+        // Short GEMMs cover only their own length, which still costs the SM share.
         gemms.linear_f = gemms.linear_bw = 0.25 * off.forward;
         const CommTimes part = tpComm(c, gemms);
-        QVERIFY_CLOSE(part.forward, off.forward - 0.75 * gemms.linear_f, 1e-9);
+        QVERIFY_CLOSE(part.forward, off.forward - (1 - kc.comm_sm_share) * gemms.linear_f, 1e-9);
         // Without SP there is nothing to split: no change.
         s.parallel.sequence_parallel = false;
         const Dims d2 = dimsFor(s.model, s.training, s.parallel);
