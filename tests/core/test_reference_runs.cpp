@@ -56,6 +56,16 @@ private slots:
             // Dec 2024 Tables 1-6: 3 + 4 + 3 + 2 + 2 + 4; June 2025: 2 models x 3 precisions x
             // (vanilla, async) TP.
             {"reference/torchtitan-h100.paralens-runs.json", 18 + 12},
+            {"reference/torchtitan-h200-trainy.paralens-runs.json", 2}, // 4 and 8 nodes
+            // H100 tables: large scale 18, 8-64 GPUs 52, FP8 7.
+            {"reference/mosaic-llm-foundry-h100.paralens-runs.json", 18 + 52 + 7},
+            {"reference/megatron-lm-h100-weak-scaling.paralens-runs.json", 9}, // 1.7B ... 462B
+            {"reference/nemo-24.07-h100-fp8.paralens-runs.json", 12}, // every pre-training row
+            // 26.04.01: 70B H100 FP8 and GB200 MXFP8, 405B H100 FP8 and GB200 FP8; 25.11: 8B on
+            // B200 and GB200, 405B on B200.
+            {"reference/megatron-bridge-llama3.paralens-runs.json", 4 + 3},
+            {"reference/megascale-2024-table2.paralens-runs.json", 8}, // the Megatron-LM rows
+            {"reference/bloom-176b.paralens-runs.json", 1},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
@@ -120,6 +130,32 @@ private slots:
         QCOMPARE(r.scenario.cluster.gpu.bf16_tflops, 912.0);
         QVERIFY(
             near(predict(RunMetric::Mfu, MeasuredFlops::Full), tokens * full / 8 / 912e12, 1e-6));
+    }
+
+    void publishedFlopRatesFollowFromTheTokensByHand()
+    {
+        // NeMo 24.07, Llama 2 7B on 8 H100: 16,934 tokens/s and 780 model TFLOP/s per GPU. The
+        // stored tokens/s times Megatron's full count (worked out here) gives the published rate.
+        const RunSet set = builtinReferenceRuns();
+        const MeasuredRun& r =
+            byName(set, "LLAMA2-7B, 8 H100, t1 p1 c1 v1, mb 1 gb 128, s 4096, FP8");
+        QCOMPARE(r.measured.front().value, 16934.0 * 8);
+        const double L = 32, h = 4096, ffn = 11008, V = 32000, s = 4096;
+        const double full = 6 * (L * (4 * h * h + 3 * h * ffn) + h * V) + 12 * s * h * L;
+        QVERIFY(std::abs(r.measured.front().value / 8 * full / 1e12 / 780 - 1) < 0.002);
+
+        // Megatron-Bridge 26.04.01, Llama 3.1 405B on 1,024 H100: 328 tokens/s and 827 TFLOP/s
+        // per GPU, by the causal count (half the score matrix).
+        const MeasuredRun& b =
+            byName(set, "LLAMA3.1_405B DGX-H100 x1024, FP8, t8 p8 c2 v8, mb 1 gb 1536 (26.04.01)");
+        QCOMPARE(b.measured.front().value, 328.0 * 1024);
+        const double L4 = 126, h4 = 16384, kv4 = 8 * 128, f4 = 53248, V4 = 128256, s4 = 8192;
+        const double w4 = L4 * (2 * h4 * h4 + 2 * h4 * kv4 + 3 * h4 * f4) + h4 * V4;
+        const double causal4 = 6 * w4 + 6 * s4 * h4 * L4;
+        QVERIFY(std::abs(328 * causal4 / 1e12 / 827 - 1) < 0.002);
+        // The recipe's split: the embedding and the loss count as pipeline layers.
+        QCOMPARE(b.scenario.parallel.first_stage_layers, 15);
+        QCOMPARE(b.scenario.parallel.last_stage_layers, 15);
     }
 
     void fileSourceAndNotesApplyToItsRuns()
