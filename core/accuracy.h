@@ -106,8 +106,10 @@ RunSet readRuns(const std::string& path, const PresetLibrary& presets,
 /// result has only hardware_id (empty for a file) and cluster set. Throws InputError.
 Scenario hardwareTemplate(const std::string& id_or_file, const PresetLibrary& presets);
 
-/// The published runs compiled into the core (resources/reference), as a run set; each file's
-/// notes (what the publication leaves open) become the set's assumptions.
+/// The published runs compiled into the core (resources/reference), as a run set: the
+/// publication files (core/reference.h) first, then the measured-runs files
+/// (`*.paralens-runs.json`). Each file's notes (what the publication leaves open) become the
+/// set's assumptions, prefixed by the file.
 RunSet builtinReferenceRuns(const PresetLibrary& presets = PresetLibrary::builtin());
 
 /// How validate groups runs for rank correlation.

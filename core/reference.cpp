@@ -9,11 +9,19 @@
 
 namespace paralens {
 
+bool isRunsFile(std::string_view path)
+{
+    constexpr std::string_view suffix = ".paralens-runs.json";
+    return path.size() >= suffix.size() && path.substr(path.size() - suffix.size()) == suffix;
+}
+
 std::vector<ReferenceRun> referenceRuns(const PresetLibrary& presets)
 {
     std::vector<ReferenceRun> runs;
     for (const auto& f : embedded::referenceFiles()) {
         const std::string file = f.path;
+        if (isRunsFile(file))
+            continue; // read by builtinReferenceRuns through the runs-file reader
         try {
             const auto j = nlohmann::json::parse(f.content);
             const std::string source = j.at("source").get<std::string>();
@@ -76,7 +84,7 @@ RunSet builtinReferenceRuns(const PresetLibrary& presets)
     for (ReferenceRun& r : referenceRuns(presets)) {
         MeasuredRun run;
         run.name = r.name;
-        run.origin = "reference/" + r.file;
+        run.origin = r.file;
         run.measured.push_back(measurementOf(r));
         run.source = r.source;
         run.notes = r.notes;
@@ -85,6 +93,17 @@ RunSet builtinReferenceRuns(const PresetLibrary& presets)
             set.assumptions.push_back(r.file + ": " + r.notes);
         lastFile = r.file;
         set.runs.push_back(std::move(run));
+    }
+    // Measured-runs files (docs/runs-format.md) after the publication files: tokens/s, step time
+    // and peak memory as well as FLOP rates. Their errors name reference/FILE:LINE:COL.
+    for (const auto& f : embedded::referenceFiles()) {
+        if (!isRunsFile(f.path))
+            continue;
+        RunSet file = parseRunsText(f.content, f.path, "", presets);
+        for (const std::string& a : file.assumptions)
+            set.assumptions.push_back(std::string(f.path) + ": " + a);
+        for (MeasuredRun& run : file.runs)
+            set.runs.push_back(std::move(run));
     }
     return set;
 }

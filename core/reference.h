@@ -5,6 +5,7 @@
 #include "core/scenario.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paralens {
@@ -20,7 +21,7 @@ enum class FlopsConvention
 /// and the figure the authors measured.
 struct ReferenceRun
 {
-    std::string file;   ///< resources/reference/<file>
+    std::string file;   ///< "reference/<file>", the path under resources/
     std::string source; ///< publication and table
     std::string name;   ///< the row, e.g. "GPT 1T, 3072 A100"
     std::string metric; ///< "tflops_per_gpu" or "mfu" (a fraction of the dense BF16 peak)
@@ -30,7 +31,12 @@ struct ReferenceRun
     Scenario scenario;
 };
 
-/// Every run in the compiled-in reference files. Throws InputError naming the file and key for
+/// Whether a compiled-in reference file is a measured-runs file (`*.paralens-runs.json`,
+/// docs/runs-format.md) rather than one publication's table (the format below).
+bool isRunsFile(std::string_view path);
+
+/// Every run in the compiled-in publication files (not the measured-runs files: those are read
+/// by builtinReferenceRuns, core/accuracy.h). Throws InputError naming the file and key for
 /// a malformed file (a bug in the shipped resources).
 std::vector<ReferenceRun> referenceRuns(const PresetLibrary& presets = PresetLibrary::builtin());
 

@@ -174,7 +174,13 @@ RunSet parseRunsText(std::string_view text, const std::string& file, const std::
         ObjectReader top(j, "");
         top.require("runs");
         const json& runs = *top.child("runs");
+        // A file of one publication names it once; its notes are the set's assumptions.
+        std::string fileSource, fileNotes;
+        top.readString("source", fileSource);
+        top.readString("notes", fileNotes);
         top.finish();
+        if (!fileNotes.empty())
+            set.assumptions.push_back(fileNotes);
         if (!runs.is_array())
             top.badValue("runs", "expected an array of runs, got " + jsonio::typeName(runs));
         if (runs.empty())
@@ -183,6 +189,8 @@ RunSet parseRunsText(std::string_view text, const std::string& file, const std::
         for (std::size_t i = 0; i < runs.size(); ++i) {
             const std::string path = "runs[" + std::to_string(i) + "]";
             MeasuredRun run = readRun(runs[i], path, cx, text);
+            if (run.source.empty())
+                run.source = fileSource;
             if (const auto [it, fresh] = names.emplace(run.name, path); !fresh)
                 throw InputError(path + ".name", path + ".name: '" + run.name +
                                                      "' is already the name of " + it->second +
