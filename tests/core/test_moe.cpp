@@ -235,6 +235,13 @@ private slots:
         const CommTimes tp = tpComm(c), ep = epComm(c, LayerTimes{});
         QVERIFY(!moeLayerKeepsMlpTpComm(s));
         QVERIFY(close(0.5 * tp.forward + ep.forward, tp.forward));
+        // Through the whole step: the MoE model's TP + EP exposure is the dense model's TP.
+        Scenario dense = s;
+        dense.model.moe = MoeSpec{};
+        s.training.global_batch = dense.training.global_batch = 16;
+        const Estimate em = evaluate(s), ed = evaluate(dense);
+        QVERIFY(close(em.time.exposed.tp + em.time.exposed.ep, ed.time.exposed.tp, 1e-9));
+        QVERIFY(close(em.time.exposed.tp, 0.5 * ed.time.exposed.tp, 1e-9));
         // Shared experts keep the MLP's TP collectives; so does a plan without SP.
         s.model.moe.shared_experts = 1;
         QVERIFY(moeLayerKeepsMlpTpComm(s));
