@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/comm_time.h"
+#include "core/moe_dispatch.h"
 #include "core/plan_options.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace paralens {
 namespace {
@@ -70,27 +72,125 @@ CommTimes cpComm(const CommContext& c, double core_forward)
     return cp;
 }
 
+namespace {
+
+// Bytes of one token's hidden vector on the wire: Megatron-Core dispatches and combines in BF16
+// (FP8 dispatch is DeepSeek's own, DeepSeek-V3 §3.3, and not the frameworks' default).
+double tokenBytes(const Dims& d)
+{
+    return d.h * 2;
+}
+
+// DeepEP / HybridEP (DeepEP README, "normal kernels"): a token crosses the NIC once per remote
+// scale-up domain that holds one of its experts, then NVLink once per further destination GPU;
+// the two run pipelined, so the slower sets the time. `tokens` tokens leave each rank.
+double flexSeconds(const CommContext& c, double tokens)
+{
+    const Scenario& sc = *c.scenario;
+    const GroupPlacement& g = c.topology->tp_ep;
+    const LinkModel l = c.link(g);
+    if (g.size <= 1)
+        return 0;
+    const Dims& d = *c.dims;
+    const double experts = std::max(1, sc.model.moe.experts);
+    const double perRank = experts / d.ep; // an EP rank's experts; its etp TP ranks share them
+    // Destination GPUs of a token: its distinct EP ranks, each expert's etp shards.
+    const double gpus = d.etp * expectedDestinations(sc.model.moe, perRank);
+    const double inDomain = std::min<double>(g.size, std::max(1, g.per_domain));
+    const double domains = std::ceil(g.size / inDomain);
+    double nic = 0;
+    if (domains > 1) {
+        const double perDomain = experts * inDomain / g.size;
+        const double hitDomains = expectedDestinations(sc.model.moe, perDomain);
+        nic = tokens * hitDomains * (domains - 1) / domains * tokenBytes(d) / l.scale_out_Bps;
+    }
+    const double nvl = tokens * gpus * (inDomain - 1) / inDomain * tokenBytes(d) / l.scale_up_Bps;
+    return l.alpha_seconds + std::max(nic, nvl);
+}
+
+// One dispatch plus one combine of an MoE layer, seconds, with the dispatcher's own volumes
+// (Megatron-Core token_dispatcher.py); `tokens` tokens enter the layer on each rank, split over
+// the expert TP group when `split_over_etp` (sequence parallelism).
+double dispatchCombineSeconds(const CommContext& c, double tokens, double imbalance,
+                              bool split_over_etp)
+{
+    const Scenario& sc = *c.scenario;
+    const Dims& d = *c.dims;
+    const Topology& topo = *c.topology;
+    const double row = tokenBytes(d);
+    switch (moeDispatcher(sc.parallel, sc.training.framework)) {
+    case MoeDispatcher::AllGather: { // every token to every rank of etp × ep, reduce-scatter back
+        const double all = tokens * topo.tp_ep.size * row;
+        const LinkModel l = c.link(topo.tp_ep);
+        return c.seconds(Collective::AllGather, l, all) +
+               c.seconds(Collective::ReduceScatter, l, all);
+    }
+    case MoeDispatcher::DeepEP:
+    case MoeDispatcher::HybridEP:
+        return 2 * imbalance * flexSeconds(c, tokens);
+    case MoeDispatcher::Default:
+    case MoeDispatcher::AllToAll:
+        break;
+    }
+    // One copy per (token, routed expert) over EP, then an all-gather of what arrived over the
+    // expert TP group (reduce-scatter on the way back); the busiest rank sets the pace.
+    const double sent = tokens * sc.model.moe.top_k * row * imbalance;
+    const double a2a = c.seconds(Collective::AllToAll, c.link(topo.ep), sent);
+    if (!split_over_etp)
+        return 2 * a2a;
+    const LinkModel etp = c.link(topo.etp);
+    const double gathered = sent * topo.etp.size;
+    return 2 * a2a + c.seconds(Collective::AllGather, etp, gathered) +
+           c.seconds(Collective::ReduceScatter, etp, gathered);
+}
+
+// What of `comm` seconds running beside `compute` seconds lengthens them: the part the compute
+// does not cover, but at least the SM share the communication kernels take from the compute
+// while they run (time = max(comm, compute + share · comm)).
+double exposedBeside(double comm, double compute, double share)
+{
+    return std::max(comm - compute, share * comm);
+}
+
+} // namespace
+
 CommTimes epComm(const CommContext& c, const LayerTimes& moe)
 {
     const Scenario& sc = *c.scenario;
     const Dims& d = *c.dims;
     CommTimes ep;
-    if (!sc.model.isMoe() || sc.parallel.ep <= 1)
+    if (!sc.model.isMoe())
         return ep;
-    const double bytes = d.tokens / d.t * sc.model.moe.top_k * d.h * 2;
-    const double a2a = c.seconds(Collective::AllToAll, c.link(c.topology->ep), bytes) *
-                       c.constants->ep_load_imbalance;
-    ep.forward = 2 * a2a;
-    ep.backward = 2 * a2a + (sc.training.recompute == Recompute::Full ? 2 * a2a : 0);
-    if (traitsOf(sc.parallel.schedule).pairs_forward_backward) {
-        // DualPipe pairs a forward and a backward chunk so all-to-alls run under compute.
-        const double f = std::max(0.0, ep.forward - moe.f);
-        const double b = std::max(0.0, ep.backward - moe.b - moe.w);
-        ep.hidden = ep.forward + ep.backward - f - b;
-        ep.forward = f;
-        ep.backward = b;
+    // With SP the layer's tokens are split over TP (Megatron-Core requires SP for MoE with TP);
+    // without it every TP rank routes all of them and no expert TP gathers are needed.
+    const bool sp = sc.parallel.sequence_parallel || d.t <= 1;
+    const double tokens = sp ? d.tokens / d.t : d.tokens;
+    const double imbalance = moeLoadImbalance(sc.training, *c.constants);
+    const double pass = dispatchCombineSeconds(c, tokens, imbalance, sp);
+    ep.forward = pass;
+    ep.backward = pass + (sc.training.recompute == Recompute::Full ? pass : 0);
+    const ParallelPlan& pl = sc.parallel;
+    if (pl.moe_overlap || traitsOf(pl.schedule).pairs_forward_backward) {
+        // A forward and a backward chunk run side by side (DeepSeek-V3 §3.2.1, Megatron-Core
+        // EP overlap): each one's all-to-alls run under the other's compute, so the pair's
+        // communication hides under the pair's compute; what stays exposed is split as the
+        // communication is.
+        const double comm = ep.forward + ep.backward;
+        const double exposed =
+            exposedBeside(comm, moe.f + moe.b + moe.w, c.constants->ep_comm_sm_share);
+        const double forwardShare = comm > 0 ? ep.forward / comm : 0;
+        ep.hidden = comm - exposed;
+        ep.forward = exposed * forwardShare;
+        ep.backward = exposed - ep.forward;
     }
     return ep;
+}
+
+bool moeLayerKeepsMlpTpComm(const Scenario& s)
+{
+    // With SP the MoE layer's dispatcher replaces the MLP's TP all-gather / reduce-scatter;
+    // shared experts keep theirs (Megatron-Core SharedExpertMLP runs on the TP group).
+    return !s.parallel.sequence_parallel || s.model.moe.shared_experts > 0;
 }
 
 CommTimes ppComm(const CommContext& c)

@@ -58,11 +58,25 @@ CommTimes tpComm(const CommContext& c, const LayerTimes& dense = LayerTimes{});
 /// twice that backward) that does not need the remote chunks. Zero when cp = 1.
 CommTimes cpComm(const CommContext& c, double core_forward);
 
-/// EP per MoE layer: dispatch and combine all-to-alls of N/t·k·h·2 bytes in forward, the
-/// mirror pair in backward (twice more with full recompute), times the load imbalance.
-/// DualPipeV pairs a forward with a backward chunk so they hide under `moe`'s compute
-/// (DeepSeek-V3 §3.2.1). Zero for dense models or ep = 1.
+/// EP per MoE layer: one dispatch and one combine in forward, the mirror pair in backward
+/// (twice more with full recompute), with the volumes of the plan's dispatcher
+/// (moeDispatcher(); Megatron-Core token_dispatcher.py), N/t tokens per rank with SP:
+///  - allgather: all-gather of the tokens over expert TP × EP, reduce-scatter back;
+///  - alltoall: all-to-all of N/t·k·h·2 bytes over EP (one copy per routed expert), then
+///    all-gather / reduce-scatter over expert TP;
+///  - deepep / hybridep: one copy per remote scale-up domain over the NIC and one per further
+///    destination GPU over NVLink, the slower of the two (DeepEP README).
+/// The all-to-alls carry the load imbalance (moeLoadImbalance()). With SP these replace the
+/// MLP's TP collectives (moeLayerKeepsMlpTpComm()). When a forward and a backward chunk run
+/// side by side (DualPipeV, DeepSeek-V3 §3.2.1; parallel.moe_overlap, Megatron-Core's EP
+/// overlap) the communication hides under `moe`'s compute, which loses
+/// ModelConstants::ep_comm_sm_share of the GPU meanwhile. Zero for dense models.
 CommTimes epComm(const CommContext& c, const LayerTimes& moe);
+
+/// Whether an MoE layer still runs the MLP's TP collectives (tpComm() counts an attention and
+/// an MLP half): without SP, or for its shared experts. Otherwise the layer's TP share is the
+/// attention half and epComm() carries the rest.
+bool moeLayerKeepsMlpTpComm(const Scenario& s);
 
 /// PP per stage boundary and micro-batch: one send/recv of the b·s·h/(t·cp) boundary tensor
 /// each way (Narayanan et al. 2021 §4.1, scatter/gather). The schedule decides what of it

@@ -65,8 +65,16 @@ struct ModelConstants
     double scale_up_efficiency = 0.80;
     /// Achieved over nominal per-NIC rate (≈ 46–49 GB/s of 50 on NDR 400G).
     double scale_out_efficiency = 0.92;
-    /// Straggler factor of MoE routing: the busiest expert's load over the mean (🔢).
+    /// Tokens on the busiest EP rank over the mean for a dropless router that is not forced to
+    /// balance (Megatron-Core and torchtitan defaults); the scenario's
+    /// training.moe_load_imbalance replaces it (🔢: no publication pins it; routers trained
+    /// with an auxiliary loss or DeepSeek-V3's bias balancing (§2.1.2) stay near balance).
     double ep_load_imbalance = 1.2;
+    /// Share of the SMs that EP dispatch / combine kernels hold while they run beside compute
+    /// (DualPipe, Megatron-Core's EP overlap): DeepSeek-V3 §3.2.2 reserves 20 of the H800's 132
+    /// SMs for them, and Megatron-Core gives DeepEP 20 SMs by default (moe_deepep_num_sms).
+    /// Overlapped compute loses this share of the GPU for as long as the communication runs.
+    double ep_comm_sm_share = 20.0 / 132.0;
     /// Share of the backward window under which a framework that overlaps the DP gradient
     /// reduction hides it (1 = all of it; bucketing and stream contention hide less). Fitted
     /// from measured runs (docs/fit.md); frameworks that do not overlap ignore it.

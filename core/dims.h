@@ -38,6 +38,7 @@ struct Dims
     double tsp = 1;    ///< t with sequence parallelism, else 1: what replicated tensors divide by
     double cp = 1;     ///< CP
     double ep = 1;     ///< EP
+    double etp = 1;    ///< expert TP (ParallelPlan::expertTp())
     double tokens = 0; ///< N = b·s/cp, tokens of one micro-batch on one CP rank
 
     /// Bytes per token per MLP hidden unit that the MLP stores for its backward: 2 bytes for
@@ -46,13 +47,15 @@ struct Dims
     double mlpStoredBytes() const { return 2 * c; }
 };
 
-/// `ep` is the plan's expert-parallel degree (activation memory does not depend on it).
-/// Inline: the memory formulas build one per call and use a few of its fields.
-Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep = 1);
+/// `ep` and `etp` are the plan's expert-parallel and expert-TP degrees (activation memory does
+/// not depend on them; etp 0 = TP). Inline: the memory formulas build one per call and use a
+/// few of its fields.
+Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep = 1, int etp = 0);
 
 /// What ZeRO divides a stage's model states by (Rajbhandari et al. 2020): dense parameters are
 /// sharded over the shard group × CP (the gradient-reduction group, Megatron
-/// param_and_grad_buffer.py), routed experts over that group ÷ EP (at least 1).
+/// param_and_grad_buffer.py), routed experts over the expert-data-parallel group, that group
+/// × TP ÷ (expert TP × EP) (MoE parallel folding; at least 1).
 struct ZeroShards
 {
     double dense = 1;
@@ -73,7 +76,7 @@ inline ActivationShape ActivationShape::of(const Scenario& s)
     return a;
 }
 
-inline Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep)
+inline Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep, int etp)
 {
     Dims d;
     d.s = a.seq;
@@ -87,6 +90,7 @@ inline Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep)
     d.tsp = a.sequence_parallel ? d.t : 1.0;
     d.cp = std::max(1, a.cp);
     d.ep = std::max(1, ep);
+    d.etp = etp > 0 ? etp : d.t;
     d.tokens = d.b * d.s / d.cp;
     return d;
 }
@@ -95,7 +99,9 @@ inline ZeroShards zeroShards(const ParallelPlan& p)
 {
     ZeroShards z;
     z.dense = double(p.shardGroup()) * std::max(1, p.cp);
-    z.expert = std::max(1.0, z.dense / std::max(1, p.ep)); // expert DP group = dp·cp/ep
+    // Expert DP group = tp·cp·dp / (etp·ep); with etp = tp that is dp·cp/ep.
+    z.expert =
+        std::max(1.0, z.dense * std::max(1, p.tp) / (double(p.expertTp()) * std::max(1, p.ep)));
     return z;
 }
 

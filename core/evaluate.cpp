@@ -3,6 +3,7 @@
 #include "core/flops.h"
 #include "core/framework.h"
 #include "core/memory.h"
+#include "core/moe_dispatch.h"
 #include "core/params.h"
 #include "core/pipeline_cost.h"
 #include "core/time.h"
@@ -116,7 +117,10 @@ void fillWarnings(const Scenario& s, const Topology& topo, bool measured, Estima
     };
     const int p = std::max(1, s.parallel.pp);
     warn(Warning::TpCrossesNodes, topo.tp.span == Span::ScaleOut);
-    warn(Warning::EpCrossesNodes, s.model.isMoe() && topo.ep.span == Span::ScaleOut);
+    // The dispatcher's group: EP for alltoall, expert TP × EP for allgather and DeepEP.
+    const bool a2a = moeDispatcher(s.parallel, s.training.framework) == MoeDispatcher::AllToAll;
+    warn(Warning::EpCrossesNodes,
+         s.model.isMoe() && (a2a ? topo.ep : topo.tp_ep).span == Span::ScaleOut);
     warn(Warning::CpCrossesNodes, topo.cp.span == Span::ScaleOut);
     warn(Warning::BubbleAbove20, out.time.bubble_fraction > kBubbleWarningFraction);
     warn(Warning::DoesNotFit, !out.fits);

@@ -28,10 +28,12 @@ std::vector<GemmShape> layerGemmShapes(const Scenario& sc)
         add("mlp_down", tokens, m.hidden, m.ffn_hidden / t);
     }
     if (m.isMoe()) {
+        // The expert TP × EP group's N/t tokens per rank reach each expert, 1/etp of it here.
+        const long long etp = sc.parallel.expertTp();
         const long long perExpert = std::max<long long>(
-            1, tokens * m.moe.top_k * std::max(1, sc.parallel.ep) / m.moe.experts);
-        add("expert_up", perExpert, gate * m.moe.expert_ffn_hidden, m.hidden);
-        add("expert_down", perExpert, m.hidden, m.moe.expert_ffn_hidden);
+            1, tokens / t * etp * m.moe.top_k * std::max(1, sc.parallel.ep) / m.moe.experts);
+        add("expert_up", perExpert, gate * m.moe.expert_ffn_hidden / etp, m.hidden);
+        add("expert_down", perExpert, m.hidden, m.moe.expert_ffn_hidden / etp);
     }
     return s;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/kernel_time.h"
+#include "core/moe_dispatch.h"
 #include "core/params.h"
 
 #include <algorithm>
@@ -97,8 +98,9 @@ double attentionCoreSeconds(const Dims& d, const KernelModel& k, const TrainingS
 
 // Adds the MLP (or the experts, shared experts and router) of one layer to lt; returns the
 // elements per token its element-wise kernels stream (activation function, MoE permutes).
-double addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k,
-                      const ModelConstants& kc, bool moe, LayerTimes& lt)
+// `imbalance` is the busiest EP rank's load over the mean (moeLoadImbalance()).
+double addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k, bool moe,
+                      double imbalance, LayerTimes& lt)
 {
     if (!moe || !m.isMoe()) {
         const double ffn = double(m.ffn_hidden);
@@ -107,20 +109,22 @@ double addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k,
         return 3 * ffn / d.t;
     }
     const double fe = double(m.moe.expert_ffn_hidden);
-    const double E = m.moe.experts, kk = m.moe.top_k;
-    // Each GPU holds E/ep experts (1/t of each); the EP group's tokens arrive there, so a local
-    // expert sees N·ep·k/E rows, times the straggler factor.
-    const double rows = d.tokens * d.ep * kk / std::max(1.0, E) * kc.ep_load_imbalance;
+    const double E = std::max(1.0, double(m.moe.experts)), kk = m.moe.top_k;
+    // N/t tokens enter each rank (sequence-parallel shards); the expert TP × EP group's tokens
+    // reach its experts, so each of the E/ep local experts (1/etp of each) runs one GEMM of
+    // N/t·etp·ep·k/E rows, times the busiest rank's excess (grouped GEMM: one GEMM per expert,
+    // thin when few rows reach it).
+    const double rows = d.tokens / d.t * d.etp * d.ep * kk / E * imbalance;
     const double local = std::max(1.0, E / d.ep);
-    k.linear(rows, d.h, (d.c - 1) * fe / d.t, local, lt.f, lt.b, lt.w);
-    k.linear(rows, fe / d.t, d.h, local, lt.f, lt.b, lt.w);
-    if (m.moe.shared_experts > 0) {
+    k.linear(rows, d.h, (d.c - 1) * fe / d.etp, local, lt.f, lt.b, lt.w);
+    k.linear(rows, fe / d.etp, d.h, local, lt.f, lt.b, lt.w);
+    if (m.moe.shared_experts > 0) { // on the attention TP group (Megatron-Core SharedExpertMLP)
         const double fs = fe * m.moe.shared_experts;
         k.linear(d.tokens, d.h, (d.c - 1) * fs / d.t, 1, lt.f, lt.b, lt.w);
         k.linear(d.tokens, fs / d.t, d.h, 1, lt.f, lt.b, lt.w);
     }
-    k.linear(d.tokens, d.h, E, 1, lt.f, lt.b, lt.w); // router
-    return 3 * (kk * kc.ep_load_imbalance + m.moe.shared_experts) * fe / d.t +
+    k.linear(d.tokens / d.tsp, d.h, E, 1, lt.f, lt.b, lt.w); // router, on the SP shard
+    return 3 * (kk * imbalance + m.moe.shared_experts) * fe / d.t +
            4 * kk * d.h / d.tsp; // permute / unpermute copies
 }
 
@@ -240,7 +244,7 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     k.linear(d.tokens, d.q / d.t, d.h, 1, lt.f, lt.b, lt.w);
     const double core = attentionCoreSeconds(d, k, tr, kc);
     lt.core_f = core;
-    const double elemFfn = addFeedForward(m, d, k, kc, moe, lt);
+    const double elemFfn = addFeedForward(m, d, k, moe, moe ? moeLoadImbalance(tr, kc) : 1.0, lt);
     lt.linear_f = lt.f;
     lt.linear_bw = lt.b + lt.w;
     lt.f += core;

@@ -14,6 +14,11 @@ struct MoeSpec
     int shared_experts = 0;             ///< always-active experts, each of expert_ffn_hidden
     int layer_frequency = 1;            ///< every n-th layer is MoE (1 = all layers)
     int first_dense_layers = 0;         ///< leading layers that stay dense (DeepSeek-V3: 3)
+    /// Group-limited routing (Megatron-Core --moe-router-num-groups / --moe-router-group-topk,
+    /// DeepSeek-V3 §2.1.2 node-limited routing): the experts form `groups` equal groups and a
+    /// token picks its k experts inside `group_top_k` of them. 0 = routing over all experts.
+    int groups = 0;
+    int group_top_k = 0;
 };
 
 /// A decoder-only transformer, in the notation of docs/formulas.md.

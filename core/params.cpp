@@ -177,12 +177,13 @@ StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const 
                             const LayerParams& dl, const LayerParams& ml, int vocab_divisible_by)
 {
     const double t = std::max(1, plan.tp);
-    const double ep = std::max(1, plan.ep);
+    // Routed experts are split over expert TP × EP (Megatron-Core expert_tensor_parallel_size).
+    const double expertShards = double(plan.expertTp()) * std::max(1, plan.ep);
     const int dense = st.layers - st.moe_layers;
     StageParams s;
     s.dense = dense * (dl.tpSharded() / t + dl.replicated()) +
               st.moe_layers * (ml.tpSharded() / t + ml.replicated());
-    s.expert = st.moe_layers * ml.routed_experts / (t * ep);
+    s.expert = st.moe_layers * ml.routed_experts / expertShards;
     const double embShard =
         double(paddedVocab(m.vocab, plan.tp, vocab_divisible_by)) * double(m.hidden) / t;
     // Stage 0 holds the word embedding; the last stage the final norm and the LM head (a
@@ -197,7 +198,7 @@ StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const 
     s.dense += s.embedding;
     s.largest_layer = std::max(dense > 0 ? dl.tpSharded() / t + dl.replicated() : 0.0,
                                st.moe_layers > 0 ? ml.tpSharded() / t + ml.replicated() +
-                                                       ml.routed_experts / (t * ep)
+                                                       ml.routed_experts / expertShards
                                                  : 0.0);
     return s;
 }

@@ -44,6 +44,12 @@ constexpr std::array<std::pair<Framework, std::string_view>, 3> kFramework{
      {Framework::FSDP, "fsdp"}}};
 constexpr std::array<std::pair<Optimizer, std::string_view>, 2> kOptimizer{
     {{Optimizer::Adam, "adam"}, {Optimizer::SGD, "sgd"}}};
+constexpr std::array<std::pair<MoeDispatcher, std::string_view>, 5> kDispatchers{
+    {{MoeDispatcher::Default, "default"},
+     {MoeDispatcher::AllGather, "allgather"},
+     {MoeDispatcher::AllToAll, "alltoall"},
+     {MoeDispatcher::DeepEP, "deepep"},
+     {MoeDispatcher::HybridEP, "hybridep"}}};
 
 } // namespace
 
@@ -66,6 +72,14 @@ std::string_view toString(Framework v)
 std::string_view toString(Optimizer v)
 {
     return nameOf(kOptimizer, v);
+}
+std::string_view toString(MoeDispatcher v)
+{
+    return nameOf(kDispatchers, v);
+}
+std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view s)
+{
+    return valueOf(kDispatchers, s);
 }
 std::optional<Schedule> parseSchedule(std::string_view s)
 {

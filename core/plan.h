@@ -37,6 +37,17 @@ enum class Optimizer
     Adam,
     SGD
 };
+/// How an MoE layer moves tokens to its experts (Megatron-Core --moe-token-dispatcher-type,
+/// token_dispatcher.py). Default: the framework's own default (moeDispatcher()).
+enum class MoeDispatcher
+{
+    Default,   ///< Megatron-Core: allgather; DeepSpeed-MoE and torchtitan: all-to-all
+    AllGather, ///< all-gather every token over the expert TP x EP group, reduce-scatter back
+    AllToAll,  ///< one copy per (token, routed expert) over the EP group (NCCL all-to-all)
+    DeepEP,    ///< DeepEP (flex dispatcher): one copy per destination node over the NIC, then
+               ///< one per destination GPU over NVLink
+    HybridEP,  ///< NVIDIA HybridEP (flex dispatcher): priced as DeepEP
+};
 
 /// How the model is split over GPUs. Rank order is Megatron's tp-cp-ep-dp-pp.
 struct ParallelPlan
@@ -58,8 +69,23 @@ struct ParallelPlan
     bool tp_comm_overlap = false;
     int first_stage_layers = 0; ///< 0 = automatic split
     int last_stage_layers = 0;  ///< 0 = automatic split
+    /// Expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size); 0 = TP, its
+    /// default. Expert layers use the order etp-ep-edp-pp over the same tp·cp·dp ranks
+    /// (MoE parallel folding), so etp · ep must divide tp · cp · dp.
+    int expert_tp = 0;
+    MoeDispatcher moe_dispatcher = MoeDispatcher::Default;
+    /// Megatron-Core --overlap-moe-expert-parallel-comm (default off): the forward of one
+    /// micro-batch runs beside the backward of another, so each one's all-to-alls hide under
+    /// the other's compute, as DualPipe does.
+    bool moe_overlap = false;
 
     int gpus() const { return tp * pp * dp * cp; }
+    /// The expert TP degree: expert_tp, or tp when 0; at least 1.
+    int expertTp() const
+    {
+        const int e = expert_tp > 0 ? expert_tp : tp;
+        return e > 0 ? e : 1;
+    }
     /// GPUs one ZeRO/FSDP shard spans: shard_group, or the whole DP group when 0; never more
     /// than dp, the replicas there are (validate() rejects a larger one, evaluate() may run
     /// unvalidated), and at least 1.
@@ -89,6 +115,10 @@ struct TrainingSettings
     /// the element-wise ops eager PyTorch runs one kernel at a time. Megatron-LM and DeepSpeed
     /// always use their fused kernels, so only FSDP reads it.
     bool compile = false;
+    /// Tokens on the busiest EP rank over the mean, which its expert GEMMs and all-to-alls
+    /// wait for; 0 = the framework's default (moeLoadImbalance()). 1 = balanced, e.g. with
+    /// Megatron-Core --moe-router-force-load-balancing, as NVIDIA's MoE benchmarks run.
+    double moe_load_imbalance = 0;
 
     /// Micro-batches per pipeline per step, m = B / (b * dp).
     int microbatches(int dp) const { return global_batch / (micro_batch * dp); }
@@ -100,10 +130,12 @@ std::string_view toString(Recompute);
 std::string_view toString(Precision);
 std::string_view toString(Framework);
 std::string_view toString(Optimizer);
+std::string_view toString(MoeDispatcher); ///< "default", "allgather", "alltoall", "deepep", ...
 std::optional<Schedule> parseSchedule(std::string_view);
 std::optional<Recompute> parseRecompute(std::string_view);
 std::optional<Precision> parsePrecision(std::string_view);
 std::optional<Framework> parseFramework(std::string_view);
 std::optional<Optimizer> parseOptimizer(std::string_view);
+std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view);
 
 } // namespace paralens

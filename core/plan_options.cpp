@@ -95,6 +95,14 @@ std::vector<int> epDegrees(const ModelSpec& m, std::int64_t dp_cp)
                          [&](std::int64_t e) { return dp_cp > 0 && dp_cp % e == 0; });
 }
 
+std::int64_t expertRanks(std::int64_t tp, std::int64_t cp, std::int64_t dp, int expert_tp)
+{
+    if (expert_tp <= 0)
+        return dp * cp;
+    const std::int64_t ranks = tp * cp * dp;
+    return ranks % expert_tp == 0 ? ranks / expert_tp : 0;
+}
+
 std::vector<int> virtualStageDegrees(Schedule s, int pp, int layers, int max_v)
 {
     const ScheduleTraits t = traitsOf(s);
@@ -122,7 +130,7 @@ PlanDegrees planDegrees(const Scenario& s)
     d.pp = ppDegrees(s.model.layers, gpusLeft(s.gpus, tp * cp), p.virtual_stages);
     d.cp = cpDegrees(s.training.seq_len, gpusLeft(s.gpus, tp * pp));
     d.dp = dpDegrees(s.training.global_batch, s.training.micro_batch, tp * pp * cp);
-    d.ep = epDegrees(s.model, std::int64_t(p.dp) * cp);
+    d.ep = epDegrees(s.model, expertRanks(tp, cp, p.dp, p.expert_tp));
     d.virtual_stages = virtualStageDegrees(p.schedule, p.pp, s.model.layers);
     return d;
 }

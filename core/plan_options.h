@@ -159,6 +159,10 @@ std::vector<int> dpDegrees(std::int64_t global_batch, std::int64_t micro_batch,
 /// EP: divisors of the expert count that divide dp·cp (expert groups are carved out of the
 /// data × context ranks); {1} for a dense model.
 std::vector<int> epDegrees(const ModelSpec& m, std::int64_t dp_cp);
+/// What epDegrees() divides: dp·cp when expert TP follows TP (expert_tp 0), else
+/// tp·cp·dp / expert_tp (MoE parallel folding: etp·ep divides tp·cp·dp), 0 when expert_tp
+/// does not divide tp·cp·dp.
+std::int64_t expertRanks(std::int64_t tp, std::int64_t cp, std::int64_t dp, int expert_tp);
 /// v for a schedule on pp stages over `layers` layers: {1} (one chunk), {2} (V, pp >= 2),
 /// or 2..min(layers / pp, max_v) (interleaved, pp >= 2; max_v 0 = no cap). Empty when none
 /// runs. Interleaved's v = 1 spelling of 1F1B is not listed.

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace paralens {
 
 bool isRunsFile(std::string_view path)
@@ -26,8 +28,10 @@ std::vector<ReferenceRun> referenceRuns(const PresetLibrary& presets)
             const auto j = nlohmann::json::parse(f.content);
             const std::string source = j.at("source").get<std::string>();
             const std::string metric = j.value("metric", "tflops_per_gpu");
-            if (metric != "tflops_per_gpu" && metric != "mfu")
-                throw InputError("metric", "metric: expected tflops_per_gpu or mfu");
+            if (metric != "tflops_per_gpu" && metric != "mfu" &&
+                metric != "tokens_per_second_per_gpu")
+                throw InputError("metric", "metric: expected tflops_per_gpu, mfu or "
+                                           "tokens_per_second_per_gpu");
             const std::string conv = j.value("flops", "model");
             FlopsConvention fc;
             if (conv == "narayanan-eq3")
@@ -39,7 +43,7 @@ std::vector<ReferenceRun> referenceRuns(const PresetLibrary& presets)
             for (const auto& r : j.at("runs")) {
                 ReferenceRun run;
                 run.file = file;
-                run.source = source;
+                run.source = r.value("source", source); // a run may name its own table
                 run.metric = metric;
                 run.convention = fc;
                 run.name = r.at("name").get<std::string>();
@@ -64,6 +68,11 @@ Measurement measurementOf(const ReferenceRun& r)
     Measurement m;
     m.metric = r.metric == "mfu" ? RunMetric::Mfu : RunMetric::TflopsPerGpu;
     m.value = r.published;
+    if (r.metric == "tokens_per_second_per_gpu") { // compared as the whole job's tokens/s
+        m.metric = RunMetric::TokensPerSecond;
+        m.value = r.published * r.scenario.gpus;
+        return m;
+    }
     m.flops = r.convention == FlopsConvention::NarayananEq3 ? MeasuredFlops::NarayananEq3
                                                             : MeasuredFlops::Full;
     return m;
@@ -73,7 +82,8 @@ Measurement measurementOf(const ReferenceRun& r)
 
 double predictedMetric(const ReferenceRun& run, const Estimate& e)
 {
-    return predictMeasurement(run.scenario, measurementOf(run), e);
+    const double p = predictMeasurement(run.scenario, measurementOf(run), e);
+    return run.metric == "tokens_per_second_per_gpu" ? p / std::max(1, run.scenario.gpus) : p;
 }
 
 RunSet builtinReferenceRuns(const PresetLibrary& presets)

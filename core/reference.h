@@ -24,7 +24,8 @@ struct ReferenceRun
     std::string file;   ///< "reference/<file>", the path under resources/
     std::string source; ///< publication and table
     std::string name;   ///< the row, e.g. "GPT 1T, 3072 A100"
-    std::string metric; ///< "tflops_per_gpu" or "mfu" (a fraction of the dense BF16 peak)
+    std::string metric; ///< "tflops_per_gpu", "mfu" (a fraction of the dense BF16 peak) or
+                        ///< "tokens_per_second_per_gpu"
     FlopsConvention convention = FlopsConvention::Model;
     double published = 0;
     std::string notes; ///< assumptions where the publication is silent

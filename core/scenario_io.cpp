@@ -89,6 +89,10 @@ bool readParallel(const json* p, ParallelPlan& plan)
     r.readBool("tp_comm_overlap", plan.tp_comm_overlap);
     r.readInt("first_stage_layers", plan.first_stage_layers, 0, bounds::kMaxLayers);
     r.readInt("last_stage_layers", plan.last_stage_layers, 0, bounds::kMaxLayers);
+    r.readInt("expert_tp", plan.expert_tp, 1, bounds::kMaxGpus);
+    r.readEnum("moe_dispatcher", plan.moe_dispatcher, parseMoeDispatcher,
+               "default, allgather, alltoall, deepep, hybridep");
+    r.readBool("moe_overlap", plan.moe_overlap);
     r.finish();
     return dp;
 }
@@ -108,6 +112,7 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readEnum("framework", ts.framework, parseFramework, "megatron, deepspeed, fsdp");
     r.readBool("overlap_grad_reduce", ts.overlap_grad_reduce);
     r.readBool("compile", ts.compile);
+    r.readDouble("moe_load_imbalance", ts.moe_load_imbalance, 1.0, bounds::kMaxMoeLoadImbalance);
     r.finish();
 }
 
@@ -117,16 +122,16 @@ constexpr std::array kKeyOrder{
     // model / hardware objects
     "name", "gpu", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab",
     "gated_mlp", "tied_embeddings", "moe", "experts", "top_k", "expert_ffn_hidden",
-    "shared_experts", "layer_frequency", "first_dense_layers", "memory_gib", "hbm_gbps",
-    "bf16_tflops", "fp8_tflops", "gpus_per_node", "scale_up_domain", "scale_up_gbps",
-    "scale_out_gbps", "pcie_gbps", "latencies", "scale_up_us", "scale_out_us",
+    "shared_experts", "layer_frequency", "first_dense_layers", "groups", "group_top_k",
+    "memory_gib", "hbm_gbps", "bf16_tflops", "fp8_tflops", "gpus_per_node", "scale_up_domain",
+    "scale_up_gbps", "scale_out_gbps", "pcie_gbps", "latencies", "scale_up_us", "scale_out_us",
     // parallel
     "tp", "pp", "dp", "ep", "cp", "sequence_parallel", "virtual_stages", "schedule", "zero",
     "shard_group", "offload_optimizer", "tp_comm_overlap", "first_stage_layers",
-    "last_stage_layers",
+    "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "optimizer", "framework", "overlap_grad_reduce", "compile"};
+    "optimizer", "framework", "overlap_grad_reduce", "compile", "moe_load_imbalance"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -239,6 +244,15 @@ json scenarioToJson(const Scenario& s)
         j["training"]["compile"] = true;
     if (p.tp_comm_overlap)
         j["parallel"]["tp_comm_overlap"] = true;
+    // The MoE settings likewise only when they differ from the framework defaults.
+    if (t.moe_load_imbalance > 0)
+        j["training"]["moe_load_imbalance"] = t.moe_load_imbalance;
+    if (p.expert_tp > 0)
+        j["parallel"]["expert_tp"] = p.expert_tp;
+    if (p.moe_dispatcher != MoeDispatcher::Default)
+        j["parallel"]["moe_dispatcher"] = std::string(toString(p.moe_dispatcher));
+    if (p.moe_overlap)
+        j["parallel"]["moe_overlap"] = true;
     if (!s.calibration.empty())
         j["calibration"] = s.calibration;
     return j;
@@ -281,7 +295,8 @@ bool operator==(const ParallelPlan& a, const ParallelPlan& b)
            a.schedule == b.schedule && a.zero == b.zero && a.shard_group == b.shard_group &&
            a.offload_optimizer == b.offload_optimizer && a.tp_comm_overlap == b.tp_comm_overlap &&
            a.first_stage_layers == b.first_stage_layers &&
-           a.last_stage_layers == b.last_stage_layers;
+           a.last_stage_layers == b.last_stage_layers && a.expert_tp == b.expert_tp &&
+           a.moe_dispatcher == b.moe_dispatcher && a.moe_overlap == b.moe_overlap;
 }
 
 bool operator==(const TrainingSettings& a, const TrainingSettings& b)
@@ -290,7 +305,8 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.global_batch == b.global_batch && a.precision == b.precision &&
            a.recompute == b.recompute && a.flash_attention == b.flash_attention &&
            a.optimizer == b.optimizer && a.framework == b.framework &&
-           a.overlap_grad_reduce == b.overlap_grad_reduce && a.compile == b.compile;
+           a.overlap_grad_reduce == b.overlap_grad_reduce && a.compile == b.compile &&
+           a.moe_load_imbalance == b.moe_load_imbalance;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

@@ -171,7 +171,7 @@ std::vector<Item> enumerateItems(const SearchSpace& sp, std::vector<Inner>& inne
                     continue;
                 const auto innerIndex = std::uint32_t(inners.size());
                 inners.push_back(std::move(in));
-                for (int ep : epDegrees(m, std::int64_t(dp) * cp)) {
+                for (int ep : epDegrees(m, expertRanks(tp, cp, dp, b.parallel.expert_tp))) {
                     if (!allowed(sp.ep, ep))
                         continue;
                     for (const auto& [sched, v] : choices->second) {

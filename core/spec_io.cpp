@@ -21,6 +21,8 @@ void readMoe(const json& j, const std::string& path, MoeSpec& moe)
     r.readInt("shared_experts", moe.shared_experts, 0, bounds::kMaxExperts);
     r.readInt("layer_frequency", moe.layer_frequency, 1, bounds::kMaxLayers);
     r.readInt("first_dense_layers", moe.first_dense_layers, 0, bounds::kMaxLayers);
+    r.readInt("groups", moe.groups, 0, bounds::kMaxExperts);
+    r.readInt("group_top_k", moe.group_top_k, 0, bounds::kMaxExperts);
     r.finish();
 }
 
@@ -73,6 +75,10 @@ json modelToJson(const ModelSpec& m)
                     {"shared_experts", m.moe.shared_experts},
                     {"layer_frequency", m.moe.layer_frequency},
                     {"first_dense_layers", m.moe.first_dense_layers}};
+        if (m.moe.groups > 0 || m.moe.group_top_k > 0) { // written only when set
+            j["moe"]["groups"] = m.moe.groups;
+            j["moe"]["group_top_k"] = m.moe.group_top_k;
+        }
     }
     return j;
 }
@@ -140,7 +146,8 @@ bool operator==(const MoeSpec& a, const MoeSpec& b)
 {
     return a.experts == b.experts && a.top_k == b.top_k &&
            a.expert_ffn_hidden == b.expert_ffn_hidden && a.shared_experts == b.shared_experts &&
-           a.layer_frequency == b.layer_frequency && a.first_dense_layers == b.first_dense_layers;
+           a.layer_frequency == b.layer_frequency && a.first_dense_layers == b.first_dense_layers &&
+           a.groups == b.groups && a.group_top_k == b.group_top_k;
 }
 
 bool operator==(const ModelSpec& a, const ModelSpec& b)

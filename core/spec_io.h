@@ -27,6 +27,8 @@ inline constexpr double kMaxMemoryGib = 1e6;
 inline constexpr double kMaxGbps = 1e7;
 inline constexpr double kMaxTflops = 1e7;
 inline constexpr double kMaxLatencyUs = 1e7;
+/// A load imbalance of the busiest EP rank over the mean can not exceed the EP degree.
+inline constexpr double kMaxMoeLoadImbalance = double(kMaxGpus);
 } // namespace bounds
 
 /// Reads a model object (the "model" object of docs/scenario-format.md). `path` prefixes error keys

@@ -17,7 +17,8 @@ struct StepModel
 {
     LayerTimes dense, moe;
     StageTimes head;
-    CommTimes tp, cp, ep; ///< per layer (ep: per MoE layer), per micro-batch
+    CommTimes tp, cp, ep;    ///< per layer (ep: per MoE layer), per micro-batch
+    double moe_tp_share = 1; ///< share of tp an MoE layer runs (epComm() carries the rest)
     CommContext comm;
     DpLinks dp;
     double hbm = 0;
@@ -49,9 +50,9 @@ StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
         t.backward_seconds += sm.head.backward_seconds;
         t.weight_seconds += sm.head.weight_seconds;
     }
-    const double layers = st.layers;
-    t.forward_seconds += layers * (sm.tp.forward + sm.cp.forward) + nm * sm.ep.forward;
-    t.backward_seconds += layers * (sm.tp.backward + sm.cp.backward) + nm * sm.ep.backward;
+    const double layers = st.layers, tpLayers = nd + nm * sm.moe_tp_share;
+    t.forward_seconds += tpLayers * sm.tp.forward + layers * sm.cp.forward + nm * sm.ep.forward;
+    t.backward_seconds += tpLayers * sm.tp.backward + layers * sm.cp.backward + nm * sm.ep.backward;
     // Fixed per-layer costs (kernel launches, framework hooks), forward : backward = 1 : 2.
     t.forward_seconds += layers * sm.layer_overhead / 3;
     t.backward_seconds += layers * sm.layer_overhead * 2 / 3;
@@ -110,7 +111,8 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
             sw.dp_total_slow =
                 dp.grad_tail + dp.param_tail + sm.microbatches * (dp.forward + dp.backward);
             const double layers = st.layers, nm = st.moe_layers;
-            sw.comm_slow.tp = layers * (sm.tp.forward + sm.tp.backward);
+            const double tpLayers = layers - nm + nm * sm.moe_tp_share;
+            sw.comm_slow.tp = tpLayers * (sm.tp.forward + sm.tp.backward);
             sw.comm_slow.cp = layers * (sm.cp.forward + sm.cp.backward);
             sw.comm_slow.ep = nm * (sm.ep.forward + sm.ep.backward);
         }
@@ -148,7 +150,8 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     tb.exposed.dp = sw.dp_exposed;
     const StageLayers& sl = in.layers[std::size_t(sw.slow)];
     // In double: m (up to 1e9) times the layers overflows int (found by test_limits).
-    tb.overlapped.tp = double(mb) * sl.layers * sm.tp.hidden;
+    const double tpLayers = sl.layers - sl.moe_layers * (1 - sm.moe_tp_share);
+    tb.overlapped.tp = double(mb) * tpLayers * sm.tp.hidden;
     tb.overlapped.cp = double(mb) * sl.layers * sm.cp.hidden;
     tb.overlapped.ep = double(mb) * sl.moe_layers * sm.ep.hidden;
     const double hops = p2pHopFactor(in.scenario->parallel);
@@ -169,7 +172,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     const ModelConstants& kc = *in.constants;
     const std::size_t p = std::size_t(std::max(1, pl.pp));
     const KernelModel k = kernelModel(sc, kc, in.measured);
-    const Dims d = dimsOf(sc.model, ActivationShape::of(sc), pl.ep);
+    const Dims d = dimsOf(sc.model, ActivationShape::of(sc), pl.ep, pl.expertTp());
 
     StepModel sm;
     sm.dense = layerTimes(sc.model, d, k, pl, sc.training, kc, false);
@@ -178,6 +181,8 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     sm.tp = tpComm(sm.comm, sm.dense);
     sm.cp = cpComm(sm.comm, sm.dense.core_f);
     sm.ep = epComm(sm.comm, sm.moe);
+    // The attention half of tpComm() when the dispatcher replaces the MLP's TP collectives.
+    sm.moe_tp_share = sc.model.isMoe() && !moeLayerKeepsMlpTpComm(sc) ? 0.5 : 1.0;
     const std::int64_t vpad = paddedVocab(sc.model.vocab, pl.tp, kc.vocab_divisible_by);
     sm.head = headTimes(d, k, vpad);
     sm.dp = dpLinks(sm.comm);

@@ -8,13 +8,13 @@ namespace paralens {
 RankCoordinates rankCoordinates(const ParallelPlan& plan, const ClusterSpec& cluster, int rank)
 {
     const int t = std::max(1, plan.tp), c = std::max(1, plan.cp), d = std::max(1, plan.dp);
-    const int ep = std::max(1, plan.ep);
+    const int ep = std::max(1, plan.ep), etp = plan.expertTp();
     RankCoordinates rc;
     rc.tp = rank % t;
     rc.cp = (rank / t) % c;
     rc.dp = (rank / (t * c)) % d;
     rc.pp = rank / (t * c * d);
-    rc.ep = ((rank / t) % (c * d)) % ep;
+    rc.ep = (rank / etp) % ep; // experts: etp-ep-edp-pp over the same ranks
     rc.node = rank / std::max(1, cluster.gpus_per_node);
     return rc;
 }
@@ -51,8 +51,13 @@ Topology placeGroups(const ParallelPlan& plan, const ClusterSpec& cluster)
     topo.dp = placeGroup(d, t * c, gpus, cluster);
     topo.pp = placeGroup(p, t * c * d, gpus, cluster);
     topo.dp_cp = placeGroup(c * d, t, gpus, cluster);
-    topo.ep = placeGroup(ep, t, gpus, cluster);
-    topo.edp = placeGroup(std::max(1, c * d / ep), t * ep, gpus, cluster);
+    // Megatron-Core builds the expert groups in the order etp-ep-edp-pp over the tp·cp·dp
+    // ranks of a stage (MoE parallel folding, parallel_state.py), so EP members sit etp apart.
+    const int etp = plan.expertTp();
+    topo.etp = placeGroup(etp, 1, gpus, cluster);
+    topo.ep = placeGroup(ep, etp, gpus, cluster);
+    topo.tp_ep = placeGroup(etp * ep, 1, gpus, cluster);
+    topo.edp = placeGroup(std::max(1, t * c * d / (etp * ep)), etp * ep, gpus, cluster);
     return topo;
 }
 

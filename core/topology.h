@@ -7,8 +7,9 @@
 namespace paralens {
 
 /// Where a rank sits in the parallel grid (Megatron's order tp-cp-ep-dp-pp: TP varies fastest).
-/// `ep` is the rank's index in its expert-parallel group, carved out of DP×CP (experts use the
-/// order tp-ep-edp-pp with expert-TP = TP); `node` = rank / gpus_per_node.
+/// `ep` is the rank's index in its expert-parallel group: experts use the order etp-ep-edp-pp
+/// over the same ranks (Megatron-Core MoE parallel folding; expert TP = TP by default, when
+/// the EP group is carved out of DP×CP); `node` = rank / gpus_per_node.
 struct RankCoordinates
 {
     int tp = 0, cp = 0, ep = 0, dp = 0, pp = 0, node = 0;
@@ -30,11 +31,12 @@ struct GroupPlacement
     Span span = Span::ScaleUp; ///< ScaleOut when some group leaves its scale-up domain
 };
 
-/// All process groups of a plan. dp_cp is the gradient-reduction group (DP×CP); edp the
-/// expert-data-parallel group (DP×CP / EP).
+/// All process groups of a plan. dp_cp is the gradient-reduction group (DP×CP); etp the expert
+/// TP group, ep the expert-parallel group (stride etp), tp_ep the two together (the allgather
+/// and flex dispatchers' group), edp the expert-data-parallel group (TP×CP×DP / (ETP×EP)).
 struct Topology
 {
-    GroupPlacement tp, cp, ep, dp, pp, dp_cp, edp;
+    GroupPlacement tp, cp, ep, dp, pp, dp_cp, edp, etp, tp_ep;
 };
 
 /// Places a group of `size` members at `stride` ranks on `gpus` GPUs of `cluster`.

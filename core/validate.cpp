@@ -310,11 +310,37 @@ template <typename Report> bool checkExperts(const Scenario& s, Report& report)
             (Fields{"parallel.ep", "model.moe.experts"}),
             "parallel.ep = " + str(std::int64_t{p.ep}) +
                 " must divide model.moe.experts = " + str(std::int64_t{m.moe.experts}));
-    PL_RULE(mul(p.dp, p.cp) % p.ep != 0, "ep_divides_dp_cp",
-            (Fields{"parallel.ep", "parallel.dp", "parallel.cp"}),
-            "parallel.ep = " + str(std::int64_t{p.ep}) +
-                " must divide parallel.dp × parallel.cp = " + big(mul(p.dp, p.cp)) +
-                " (expert groups are carved out of data × context ranks)");
+    if (p.expert_tp <= 0) {
+        PL_RULE(mul(p.dp, p.cp) % p.ep != 0, "ep_divides_dp_cp",
+                (Fields{"parallel.ep", "parallel.dp", "parallel.cp"}),
+                "parallel.ep = " + str(std::int64_t{p.ep}) +
+                    " must divide parallel.dp × parallel.cp = " + big(mul(p.dp, p.cp)) +
+                    " (expert groups are carved out of data × context ranks)");
+    } else {
+        // MoE parallel folding (Megatron-Core parallel_state.py): expert TP × EP tile the
+        // tp·cp·dp ranks of a stage.
+        const std::int64_t ranks = mul(mul(p.tp, p.cp), p.dp);
+        PL_RULE(ranks % mul(p.expert_tp, p.ep) != 0, "etp_ep_divides_tp_cp_dp",
+                (Fields{"parallel.expert_tp", "parallel.ep", "parallel.tp", "parallel.cp",
+                        "parallel.dp"}),
+                "parallel.expert_tp × parallel.ep = " + big(mul(p.expert_tp, p.ep)) +
+                    " must divide parallel.tp × parallel.cp × parallel.dp = " + big(ranks) +
+                    " (expert groups tile the ranks of a pipeline stage)");
+    }
+    PL_RULE(m.isMoe() && m.moe.expert_ffn_hidden % p.expertTp() != 0, "etp_divides_expert_ffn",
+            (Fields{"parallel.expert_tp", "model.moe.expert_ffn_hidden"}),
+            "the expert TP degree " + str(std::int64_t{p.expertTp()}) +
+                " must divide model.moe.expert_ffn_hidden = " + str(m.moe.expert_ffn_hidden));
+    const MoeSpec& moe = m.moe;
+    PL_RULE(m.isMoe() && (moe.groups > 0) != (moe.group_top_k > 0), "moe_groups_pair",
+            (Fields{"model.moe.groups", "model.moe.group_top_k"}),
+            "model.moe.groups and model.moe.group_top_k go together (both 0 or both set)");
+    PL_RULE(m.isMoe() && moe.groups > 0 &&
+                (moe.experts % moe.groups != 0 || moe.group_top_k > moe.groups),
+            "moe_groups_fit", (Fields{"model.moe.groups", "model.moe.group_top_k"}),
+            "model.moe.groups = " + str(std::int64_t{moe.groups}) +
+                " must divide model.moe.experts = " + str(std::int64_t{moe.experts}) +
+                " and be at least model.moe.group_top_k = " + str(std::int64_t{moe.group_top_k}));
     // Megatron-LM's ModelParallelConfig raises for EP > 1 with TP > 1 and no sequence
     // parallelism (megatron/core/model_parallel_config.py).
     PL_RULE(s.training.framework == Framework::Megatron && p.ep > 1 && p.tp > 1 &&

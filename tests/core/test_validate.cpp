@@ -297,6 +297,23 @@ private slots:
             "ep with tp, no sp", true, [](Scenario& s) { s.parallel.sequence_parallel = false; },
             "ep_tp_needs_sp", "parallel.sequence_parallel");
         row(
+            "etp 3 x ep 8 of 16 ranks", true, [](Scenario& s) { s.parallel.expert_tp = 3; },
+            "etp_ep_divides_tp_cp_dp", "parallel.expert_tp");
+        row(
+            "etp 2 of expert ffn 14337", true,
+            [](Scenario& s) { s.model.moe.expert_ffn_hidden = 14337; }, "etp_divides_expert_ffn",
+            "model.moe.expert_ffn_hidden");
+        row(
+            "groups without group_top_k", true, [](Scenario& s) { s.model.moe.groups = 4; },
+            "moe_groups_pair", "model.moe.group_top_k");
+        row(
+            "groups 3 of 8 experts", true,
+            [](Scenario& s) {
+                s.model.moe.groups = 3;
+                s.model.moe.group_top_k = 1;
+            },
+            "moe_groups_fit", "model.moe.groups");
+        row(
             "gpus product", false, [](Scenario& s) { s.gpus = 32; }, "gpus_product", "gpus");
         row(
             "gpus product overflow", false,
