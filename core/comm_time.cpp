@@ -15,6 +15,72 @@ double activationBytes(const Dims& d)
     return d.b * d.s * d.h * 2 / d.cp;
 }
 
+// Exposed and total seconds of one direction of the CP exchange.
+struct Exposure
+{
+    double exposed = 0;
+    double total = 0;
+};
+
+// Seconds of `comm` left over after `compute` runs alongside it.
+double leftOver(double comm, double compute)
+{
+    return std::max(0.0, comm - compute);
+}
+
+// The p2p ring: cp − 1 K/V hops forward, one under each block from the local one on.
+void ringExchange(const CommContext& c, const AttentionSetup& a, const AttentionTimes& core,
+                  double chunk, Exposure& fwd, Exposure& bwd)
+{
+    const LinkModel l = c.link(c.topology->cp);
+    const double n = c.dims->cp;
+    const double kv = c.seconds(Collective::SendRecv, l, chunk);
+    const double dkv = c.seconds(Collective::SendRecv, l, chunk * a.cp.dkv_bytes / 2);
+    fwd.total = (n - 1) * kv;
+    fwd.exposed = leftOver(kv, core.first_f) + (n - 2) * leftOver(kv, core.step_f);
+    if (a.cp.dkv_trails) { // dK/dV of block i travel under block i + 1; the last one exposed
+        bwd.total = (n - 1) * kv + n * dkv;
+        bwd.exposed = leftOver(kv, core.first_b) + (n - 2) * leftOver(kv + dkv, core.step_b) +
+                      leftOver(dkv, core.step_b) + dkv;
+    } else { // one message per step: K/V, then K/V with the dK/dV so far, then dK/dV alone
+        const double both = c.seconds(Collective::SendRecv, l, chunk * (1 + a.cp.dkv_bytes / 2));
+        bwd.total = kv + (n - 2) * both + dkv;
+        bwd.exposed = leftOver(kv, core.first_b) + (n - 2) * leftOver(both, core.step_b) +
+                      leftOver(dkv, core.step_b);
+    }
+}
+
+// K/V all-gathered over the CP group: before the attention (exposed), or under the local
+// block with dK/dV handed on after each block.
+void gatherExchange(const CommContext& c, const AttentionSetup& a, const AttentionTimes& core,
+                    double chunk, Exposure& fwd, Exposure& bwd)
+{
+    const LinkModel l = c.link(c.topology->cp);
+    const double n = c.dims->cp;
+    const double gather = c.seconds(Collective::AllGather, l, n * chunk);
+    if (a.cp.gather_under_first_block) {
+        const double dkv = c.seconds(Collective::SendRecv, l, chunk * a.cp.dkv_bytes / 2);
+        fwd = {leftOver(gather, core.first_f), gather};
+        bwd.total = gather + n * dkv;
+        bwd.exposed = leftOver(gather, core.first_b) + (n - 1) * leftOver(dkv, core.step_b) + dkv;
+        return;
+    }
+    const double scatter = c.seconds(Collective::ReduceScatter, l, n * chunk * a.cp.dkv_bytes / 2);
+    fwd = {gather, gather};
+    bwd = {gather + scatter, gather + scatter};
+}
+
+// Ulysses: all-to-alls of Q, K, V and the output (b·(s/cp) rows each), exposed.
+Exposure headExchange(const CommContext& c)
+{
+    const Dims& d = *c.dims;
+    const LinkModel l = c.link(c.topology->cp);
+    const double rows = d.b * d.s / d.cp * 2; // bf16 bytes per element of width 1
+    const double s = 2 * c.seconds(Collective::AllToAll, l, rows * d.q / d.t) +
+                     2 * c.seconds(Collective::AllToAll, l, rows * d.kv / d.t);
+    return {s, s};
+}
+
 } // namespace
 
 CommTimes tpComm(const CommContext& c, const LayerTimes& dense)
@@ -52,22 +118,27 @@ CommTimes tpComm(const CommContext& c, const LayerTimes& dense)
     return tp;
 }
 
-CommTimes cpComm(const CommContext& c, double core_forward)
+CommTimes cpComm(const CommContext& c, const AttentionSetup& a, const AttentionTimes& core)
 {
     const Dims& d = *c.dims;
     CommTimes cp;
     if (c.scenario->parallel.cp <= 1)
         return cp;
-    const double chunk = 2 * (d.s / d.cp) * d.b * (d.kv / d.t) * 2;
-    const double step = c.seconds(Collective::SendRecv, c.link(c.topology->cp), chunk);
-    const double fwd = (d.cp - 1) * step, bwd = 2 * (d.cp - 1) * step;
-    const double window = (d.cp - 1) / d.cp;
-    cp.forward = std::max(0.0, fwd - core_forward * window);
-    cp.backward = std::max(0.0, bwd - 2 * core_forward * window);
-    cp.hidden = fwd + bwd - cp.forward - cp.backward;
-    if (c.scenario->training.recompute == Recompute::Full) { // the recomputed forward rings again
-        cp.backward += cp.forward;
-        cp.hidden += fwd - cp.forward;
+    const double kvWide = (a.cp.kv_repeated ? d.q : d.kv) / d.t;
+    const double chunk = 2 * (d.s / d.cp) * d.b * kvWide * 2; // K and V, bf16
+    Exposure fwd, bwd;
+    if (a.comm == CpComm::AllToAll)
+        fwd = bwd = headExchange(c);
+    else if (a.comm == CpComm::AllGather)
+        gatherExchange(c, a, core, chunk, fwd, bwd);
+    else
+        ringExchange(c, a, core, chunk, fwd, bwd);
+    cp.forward = fwd.exposed;
+    cp.backward = bwd.exposed;
+    cp.hidden = fwd.total - fwd.exposed + bwd.total - bwd.exposed;
+    if (a.recomputed) { // the recomputed attention forward exchanges again
+        cp.backward += fwd.exposed;
+        cp.hidden += fwd.total - fwd.exposed;
     }
     return cp;
 }

@@ -52,11 +52,19 @@ struct CommContext
 /// do: what the GEMMs cannot cover stays exposed.
 CommTimes tpComm(const CommContext& c, const LayerTimes& dense = LayerTimes{});
 
-/// CP per layer: a ring of cp − 1 send/recv steps of one K/V chunk, 2·(s/cp)·b·(kv/t)·2 bytes,
-/// in forward and twice that in backward (K/V again, dK/dV; Megatron context_parallel.md),
-/// overlapped with the (cp − 1)/cp of the attention core (`core_forward` seconds forward,
-/// twice that backward) that does not need the remote chunks. Zero when cp = 1.
-CommTimes cpComm(const CommContext& c, double core_forward);
+/// CP per layer and micro-batch (docs/formulas.md §4, CP), by the resolved `a.comm`. K and V
+/// chunks hold 2·(s/cp)·b·kv/t bf16 elements (q/t wide when the framework repeats GQA heads).
+/// - p2p: cp − 1 send/recv steps forward, each under one attention block of `core` (the local
+///   block first); the backward sends K/V and dK/dV in one message per step (Transformer
+///   Engine), or dK/dV after each block with the last hop exposed (PyTorch).
+/// - all-gather: K/V gathered before the attention and exposed, gathered again for the
+///   backward and dK/dV reduce-scattered (Llama 3 §3.3.2, Transformer Engine); or gathered
+///   under the local block with dK/dV on a ring (PyTorch's pass-KV).
+/// - a2a (Ulysses): Q, K, V and the output all-to-all forward, their gradients backward, all
+///   exposed.
+/// When the backward recomputes the attention forward (`a.recomputed`), its exchange runs again.
+/// Zero when cp = 1.
+CommTimes cpComm(const CommContext& c, const AttentionSetup& a, const AttentionTimes& core);
 
 /// EP per MoE layer: one dispatch and one combine in forward, the mirror pair in backward
 /// (twice more with full recompute), with the volumes of the plan's dispatcher

@@ -22,6 +22,33 @@ inline constexpr double kFallbackScaleOutBytesPerSecond = 1e9;
 /// with 128b/130b encoding, PCI-SIG PCIe 3.0 specification).
 inline constexpr double kMinPcieBytesPerSecond = 1e9;
 
+// Flash-attention kernels (docs/formulas.md §5, "Attention core"). Head dimension 128, the
+// Llama / GPT-3 shape; BF16.
+/// Backward FLOPs over forward FLOPs: five matmuls (Q·Kᵀ recomputed, dV, dP, dQ, dK) against
+/// the forward's two (Dao 2023, FlashAttention-2 §4.1, the benchmark's FLOP count).
+inline constexpr double kFlashBackwardFlopsFactor = 2.5;
+/// Backward FLOP rate over the forward's with that count: FA2 322/370, cuDNN 516/595 and FA3
+/// 561/648 TFLOP/s (non-causal, 16k, H100 SXM5; Shah et al. 2024, FlashAttention-3, Figs. 5
+/// and 6) all give 0.87. So the backward takes 2.5 / 0.87 ≈ 2.9 forwards.
+inline constexpr double kFlashBackwardRateShare = 0.87;
+/// FlashAttention-2 on Hopper, which uses none of its wgmma/TMA instructions, against cuDNN's
+/// fused attention there: 370/595 forward, 335/539 causal forward, 322/516 backward at 16k
+/// (FlashAttention-3 Figs. 5 and 6) = 0.62 each.
+inline constexpr double kFa2OnHopperShare = 0.62;
+/// Keys per tile of the key sequence (FA2 and FA3 tile head dimension 128 by 128 keys).
+inline constexpr double kFlashTileKeys = 128;
+/// A row of K keys runs at K / (K + 64) of the long-sequence rate: the fixed work per query
+/// tile (load Q, rescale and write O) is worth half a tile of keys. Fits FlashAttention-3
+/// Fig. 5's non-causal FA2 and cuDNN points (0.84 at 512, 0.95 at 1k, 0.98 at 2k; model 0.89,
+/// 0.94, 0.97).
+inline constexpr double kFlashHalfRateKeys = 64;
+/// A causal block whose rows span n tiles of keys runs at 0.92 · n / (n + 2) of the non-causal
+/// rate: the mask costs 8 % on every tile, the half-masked diagonal tile about two tiles. Fits
+/// FlashAttention-3 Fig. 5, causal over non-causal for FA2 and cuDNN, 512 to 16k keys (0.62 …
+/// 0.91), within 5 %.
+inline constexpr double kCausalMaskedShare = 0.92;
+inline constexpr double kCausalDiagonalTiles = 2;
+
 /// Named terms that the papers do not pin down; every default says where it comes from
 /// (a section of docs/formulas.md; 🟡 = peers' figures, 🔢 = our estimate). Pass a modified
 /// copy to evaluate() to override any of them.
@@ -45,8 +72,11 @@ struct ModelConstants
     /// Achievable fraction of the dense peak for large GEMMs; 0 = per-hardware default
     /// (defaultGemmEfficiency()).
     double gemm_efficiency = 0;
-    /// Flash-attention kernels reach this share of the GEMM efficiency.
-    double attention_efficiency_ratio = 0.75;
+    /// A long non-causal flash-attention forward reaches this share of the GEMM efficiency:
+    /// cuDNN's fused attention runs 595 TFLOP/s at 16k (head dim 128, FlashAttention-3 Fig. 5)
+    /// on an H100 SXM5 whose default GEMM efficiency is 0.70 of 989: 595 / 692 = 0.86. Causal
+    /// masks, short key rows and FA2 on Hopper lower it (kCausalMaskedShare, ...).
+    double attention_efficiency_ratio = 0.86;
     /// GEMMs whose smallest dimension is x run at eff · x / (x + gemm_half_size).
     double gemm_half_size = 48;
     /// Achieved share of the datasheet HBM bandwidth for streaming kernels.

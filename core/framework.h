@@ -12,6 +12,26 @@ enum class LayerSplit
     ExtraFirst, ///< the first stages take one extra layer each (torch.distributed.pipelining)
 };
 
+/// How a framework runs context parallelism (docs/formulas.md §4, CP). Bytes of the partial
+/// results are counted per element of the rank's attention output (forward) and of its dQ,
+/// dK and dV (backward), once per block computed on a remote K/V chunk.
+struct CpConventions
+{
+    CpComm comm = CpComm::P2P; ///< what parallel.cp_comm = "default" means
+    /// GQA keys and values are repeated to every query head before the attention call, so CP
+    /// moves and merges them at the query width (torchtitan's Llama calls repeat_kv first).
+    bool kv_repeated = false;
+    /// The K/V all-gather runs under the block on the rank's own chunk (pass-KV in PyTorch's
+    /// ring attention) instead of before the attention (Transformer Engine, Llama 3).
+    bool gather_under_first_block = false;
+    /// The backward sends each block's dK/dV on after that block (PyTorch), so the last hop is
+    /// exposed; Transformer Engine sends dK/dV with the next K/V chunk instead.
+    bool dkv_trails = false;
+    double dkv_bytes = 2;            ///< per dK/dV element on the wire (PyTorch: fp32)
+    double merge_bytes_forward = 10; ///< LSE rescale of the partial outputs
+    double merge_bytes_backward = 6; ///< accumulation of dQ, dK, dV
+};
+
 /// One framework's conventions: the dtypes and buffers it keeps and what it overlaps. The
 /// values of each framework, side by side, are in docs/model.md ("Framework conventions");
 /// the formulas they feed in docs/formulas.md §3.1 and §4.
@@ -42,6 +62,11 @@ struct FrameworkConventions
     /// whole unit is prefetched (FSDP forward/backward prefetch).
     double zero3_prefetch_params = 0;
     LayerSplit split = LayerSplit::ShortEnds;
+    /// The attention kernel is FlashAttention-2 (PyTorch SDPA's flash backend, the flash-attn
+    /// package), which uses none of Hopper's wgmma/TMA; Transformer Engine runs cuDNN's fused
+    /// attention on Hopper and later.
+    bool attention_fa2 = false;
+    CpConventions cp;
 
     /// Optimizer-state bytes per parameter (master + moments), the ZeRO paper's K.
     double optimizerBytes() const { return master_bytes + moment_bytes; }

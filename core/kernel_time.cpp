@@ -82,18 +82,52 @@ double elementwiseElements(const ModelSpec& m, const Dims& d, const TrainingSett
     return norms + residuals + rope + attnOut + act;
 }
 
-// Forward seconds of the attention core, 4·N·s·q/t FLOPs (scores and attention·V).
-double attentionCoreSeconds(const Dims& d, const KernelModel& k, const TrainingSettings& tr,
-                            const ModelConstants& kc)
+// Whether the GPU is a Hopper part (H100, H200, H800, H20, GH200), on which FlashAttention-2
+// misses the wgmma/TMA paths (kFa2OnHopperShare).
+bool isHopper(const std::string& name)
 {
-    // Flash kernels skip the masked half of a causal score matrix.
-    const double coreFlops = 4 * d.tokens * d.s * d.q / d.t * (tr.flash_attention ? 0.5 : 1.0);
-    if (tr.flash_attention)
-        return rooflineSeconds(coreFlops, k.peak_bf16, k.eff_bf16 * k.attn_ratio, 0, k.hbm);
-    // Batched GEMMs plus the softmax / dropout kernels streaming the a·s² score tensors.
+    for (std::size_t i = 0; i < name.size(); ++i)
+        if ((name[i] | 0x20) == 'h' && (hasAt(name, i, "h100") || hasAt(name, i, "h20") ||
+                                        hasAt(name, i, "h800") || hasAt(name, i, "hopper")))
+            return true;
+    return false;
+}
+
+// Forward seconds of a flash-attention block of `rows` query rows (all heads of the rank, q/t
+// wide) on `keys` keys; a causal block computes half of it. Its rate is the long non-causal
+// one, lowered for short key rows and for the masked tiles of a causal block.
+double flashBlockSeconds(const Dims& d, const KernelModel& k, const AttentionSetup& a, double rows,
+                         double keys, bool causal)
+{
+    if (rows <= 0 || keys <= 0)
+        return 0;
+    const double flops = 4 * rows * keys * d.q / d.t * (causal ? 0.5 : 1.0);
+    double eff = k.eff_bf16 * k.attn_ratio * a.kernel_share * keys / (keys + kFlashHalfRateKeys);
+    if (causal) {
+        const double tiles = keys / kFlashTileKeys;
+        eff *= kCausalMaskedShare * tiles / (tiles + kCausalDiagonalTiles);
+    }
+    return rooflineSeconds(flops, k.peak_bf16, eff, 0, k.hbm);
+}
+
+// Without flash attention: batched GEMMs over the full s² scores (causal masks save nothing)
+// plus the softmax / dropout kernels streaming the a·s² score tensors; the backward runs the
+// two GEMMs' four gradient products and the same traffic. CP blocks are equal shares.
+AttentionTimes unfusedAttention(const Dims& d, const KernelModel& k, const ModelConstants& kc)
+{
+    const double flops = 4 * d.tokens * d.s * d.q / d.t;
     const double scores = d.heads / d.t * (d.s / d.cp) * d.s * d.b;
-    return rooflineSeconds(coreFlops, k.peak_bf16, k.eff_bf16, 0, k.hbm) +
-           k.stream(kc.score_bytes_per_element * scores);
+    AttentionTimes t;
+    t.f = rooflineSeconds(flops, k.peak_bf16, k.eff_bf16, 0, k.hbm) +
+          k.stream(kc.score_bytes_per_element * scores);
+    t.b = 2 * t.f;
+    t.first_f = t.f / d.cp;
+    t.first_b = t.b / d.cp;
+    if (d.cp > 1) {
+        t.step_f = t.first_f;
+        t.step_b = t.first_b;
+    }
+    return t;
 }
 
 // Adds the MLP (or the experts, shared experts and router) of one layer to lt; returns the
@@ -148,6 +182,54 @@ void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSetti
 }
 
 } // namespace
+
+AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
+{
+    AttentionSetup a;
+    a.kernel_share = fw.attention_fa2 && isHopper(s.cluster.gpu.name) ? kFa2OnHopperShare : 1.0;
+    a.cp = fw.cp;
+    a.comm = s.parallel.cp_comm == CpComm::Default ? fw.cp.comm : s.parallel.cp_comm;
+    a.ring =
+        s.parallel.cp > 1 && s.training.flash_attention &&
+        (a.comm == CpComm::P2P || (a.comm == CpComm::AllGather && fw.cp.gather_under_first_block));
+    const Recompute r = s.training.recompute;
+    a.recomputed =
+        r == Recompute::Full || (r == Recompute::Selective && !opLevelCheckpointing(s.training));
+    return a;
+}
+
+AttentionTimes attentionTimes(const Dims& d, const KernelModel& k, const TrainingSettings& tr,
+                              const ModelConstants& kc, const AttentionSetup& a)
+{
+    if (!tr.flash_attention)
+        return unfusedAttention(d, k, kc);
+    constexpr double bwd = kFlashBackwardFlopsFactor / kFlashBackwardRateShare;
+    AttentionTimes t;
+    if (!a.ring) {
+        // The rank's queries on every key (no CP, gathered K/V, or Ulysses' head split): one
+        // causal attention over the whole sequence, 1/cp of its rows.
+        t.first_f = flashBlockSeconds(d, k, a, d.tokens, d.s, true);
+        t.first_b = bwd * t.first_f;
+        t.f = t.first_f;
+        t.b = t.first_b;
+        return t;
+    }
+    // Load-balanced ring (Megatron context_parallel.md; PyTorch _templated_ring_attention):
+    // each rank holds chunks i and 2·cp − 1 − i; its own pair is a causal block of s/cp keys,
+    // every remote pair half a block (all queries on the earlier chunk, or the later queries on
+    // both), s/(2cp) keys on the rank that does all-queries steps.
+    const double chunk = d.s / d.cp;
+    t.first_f = flashBlockSeconds(d, k, a, d.tokens, chunk, true);
+    t.first_b = bwd * t.first_f;
+    const double kvWide = (a.cp.kv_repeated ? d.q : d.kv) / d.t;
+    const double mergeF = k.stream(a.cp.merge_bytes_forward * d.tokens * d.q / d.t);
+    const double mergeB = k.stream(a.cp.merge_bytes_backward * d.tokens * (d.q / d.t + 2 * kvWide));
+    t.step_f = flashBlockSeconds(d, k, a, d.tokens, chunk / 2, false) + mergeF;
+    t.step_b = bwd * (t.step_f - mergeF) + mergeB;
+    t.f = t.first_f + (d.cp - 1) * t.step_f;
+    t.b = t.first_b + (d.cp - 1) * t.step_b;
+    return t;
+}
 
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8)
 {
@@ -236,19 +318,18 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
 
 LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
                       const ParallelPlan& pl, const TrainingSettings& tr, const ModelConstants& kc,
-                      bool moe)
+                      const AttentionSetup& a, bool moe)
 {
     LayerTimes lt;
     // Attention projections.
     k.linear(d.tokens, d.h, (d.q + 2 * d.kv) / d.t, 1, lt.f, lt.b, lt.w);
     k.linear(d.tokens, d.q / d.t, d.h, 1, lt.f, lt.b, lt.w);
-    const double core = attentionCoreSeconds(d, k, tr, kc);
-    lt.core_f = core;
+    lt.core = attentionTimes(d, k, tr, kc, a);
     const double elemFfn = addFeedForward(m, d, k, moe, moe ? moeLoadImbalance(tr, kc) : 1.0, lt);
     lt.linear_f = lt.f;
     lt.linear_bw = lt.b + lt.w;
-    lt.f += core;
-    lt.b += 2 * core;
+    lt.f += lt.core.f;
+    lt.b += lt.core.b;
     // Element-wise traffic (norms, residuals, RoPE, activation function), 2-byte elements.
     const double elem = k.stream(2 * d.tokens * elementwiseElements(m, d, tr, kc, elemFfn, moe));
     lt.f += elem;
@@ -258,7 +339,7 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     else if (opLevelCheckpointing(tr))
         lt.recompute = 0.5 * lt.linear_f + elem; // every second matmul, and the element-wise ops
     else if (tr.recompute == Recompute::Selective)
-        lt.recompute = core;
+        lt.recompute = lt.core.f;
     lt.b += lt.recompute;
     addLaunches(m, pl, tr, kc, moe, lt);
     return lt;

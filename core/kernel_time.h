@@ -4,6 +4,7 @@
 #include "core/collective.h"
 #include "core/constants.h"
 #include "core/dims.h"
+#include "core/framework.h"
 #include "core/pipeline_cost.h"
 #include "core/scenario.h"
 
@@ -87,6 +88,33 @@ Fp8CastBytes fp8CastBytes(double M, double K, double N);
 /// Kernels one layer launches per micro-batch in forward (see kernel_time.cpp for the count).
 double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
                               const TrainingSettings& tr, bool moe);
+/// How the attention core runs for a scenario, resolved once per evaluation.
+struct AttentionSetup
+{
+    double kernel_share = 1;   ///< kFa2OnHopperShare for FlashAttention-2 on Hopper, else 1
+    CpComm comm = CpComm::P2P; ///< parallel.cp_comm with "default" resolved by the framework
+    CpConventions cp;          ///< the framework's CP implementation
+    /// cp > 1 with flash attention computed one block per K/V chunk, merged by LSE rescale
+    /// (a p2p ring, or PyTorch's ring attention over all-gathered K/V).
+    bool ring = false;
+    /// The backward recomputes the attention forward, CP exchange included: full recompute, or
+    /// Megatron's selective one (torchtitan's op-level selective checkpointing saves it).
+    bool recomputed = false;
+};
+
+/// The attention setup of a scenario under its framework's conventions.
+AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw);
+
+/// Seconds of one layer's attention core for one micro-batch on one GPU. With a CP ring the
+/// rank computes its own queries on its own K/V chunk (causal, `first_*`), then cp − 1 blocks of
+/// its queries on half a remote chunk (non-causal, load-balanced; `step_*` includes the merge
+/// of the partial result). Without a ring, `first_*` is the whole core.
+struct AttentionTimes
+{
+    double f = 0, b = 0;             ///< the whole core, forward and backward
+    double first_f = 0, first_b = 0; ///< the block on the rank's own chunk
+    double step_f = 0, step_b = 0;   ///< each block on a remote chunk (0 without a ring)
+};
 
 /// Per-micro-batch kernel times of one layer on one GPU, split the way the pipeline needs.
 struct LayerTimes
@@ -94,19 +122,25 @@ struct LayerTimes
     double f = 0;         ///< forward
     double b = 0;         ///< input gradients (+ recomputation)
     double w = 0;         ///< weight gradients
-    double core_f = 0;    ///< attention core forward (CP overlap, selective recompute)
+    AttentionTimes core;  ///< attention core (CP overlap, selective recompute)
     double recompute = 0; ///< the recomputed part of b
     double launch = 0;    ///< kernel-launch seconds included in f and b
     double linear_f = 0;  ///< the linear layers' GEMMs in f (what TP overlap hides under)
     double linear_bw = 0; ///< the linear layers' GEMMs in b and w
 };
 
+/// The attention core: flash kernels at the efficiency of their block shape (docs/formulas.md
+/// §5), backward kFlashBackwardFlopsFactor / kFlashBackwardRateShare forwards; or batched
+/// GEMMs plus the score traffic without flash attention, backward twice the forward.
+AttentionTimes attentionTimes(const Dims& d, const KernelModel& k, const TrainingSettings& tr,
+                              const ModelConstants& kc, const AttentionSetup& a);
+
 /// Kernel times of one dense layer (`moe` false) or MoE layer: attention projections and core,
 /// MLP or experts and router, element-wise traffic, and what recomputation repeats. The
-/// backward of the attention core and of element-wise kernels costs twice their forward.
+/// backward of element-wise kernels costs twice their forward.
 LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
                       const ParallelPlan& pl, const TrainingSettings& tr, const ModelConstants& kc,
-                      bool moe);
+                      const AttentionSetup& a, bool moe);
 
 /// Kernel times of the LM head on the last stage for one micro-batch: its GEMM with the padded
 /// vocabulary `vocab_pad` and the cross-entropy over fp32 logits.

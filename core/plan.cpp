@@ -50,6 +50,11 @@ constexpr std::array<std::pair<MoeDispatcher, std::string_view>, 5> kDispatchers
      {MoeDispatcher::AllToAll, "alltoall"},
      {MoeDispatcher::DeepEP, "deepep"},
      {MoeDispatcher::HybridEP, "hybridep"}}};
+constexpr std::array<std::pair<CpComm, std::string_view>, 4> kCpComm{
+    {{CpComm::Default, "default"},
+     {CpComm::P2P, "p2p"},
+     {CpComm::AllGather, "all-gather"},
+     {CpComm::AllToAll, "a2a"}}};
 
 } // namespace
 
@@ -81,6 +86,10 @@ std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view s)
 {
     return valueOf(kDispatchers, s);
 }
+std::string_view toString(CpComm v)
+{
+    return nameOf(kCpComm, v);
+}
 std::optional<Schedule> parseSchedule(std::string_view s)
 {
     return valueOf(kSchedules, s);
@@ -100,6 +109,10 @@ std::optional<Framework> parseFramework(std::string_view s)
 std::optional<Optimizer> parseOptimizer(std::string_view s)
 {
     return valueOf(kOptimizer, s);
+}
+std::optional<CpComm> parseCpComm(std::string_view s)
+{
+    return valueOf(kCpComm, s);
 }
 
 } // namespace paralens

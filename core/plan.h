@@ -48,6 +48,15 @@ enum class MoeDispatcher
                ///< one per destination GPU over NVLink
     HybridEP,  ///< NVIDIA HybridEP (flex dispatcher): priced as DeepEP
 };
+/// How context parallelism exchanges keys and values (Megatron --cp-comm-type, torchtitan
+/// context_parallel_rotate_method, DeepSpeed-Ulysses).
+enum class CpComm
+{
+    Default,   ///< the framework's own default (FrameworkConventions::cp.comm)
+    P2P,       ///< a ring of send/recv steps, each under one attention block
+    AllGather, ///< K and V all-gathered over the CP group (Llama 3 §3.3.2)
+    AllToAll,  ///< Ulysses: all-to-alls trade the sequence split for a head split
+};
 
 /// How the model is split over GPUs. Rank order is Megatron's tp-cp-ep-dp-pp.
 struct ParallelPlan
@@ -78,6 +87,7 @@ struct ParallelPlan
     /// micro-batch runs beside the backward of another, so each one's all-to-alls hide under
     /// the other's compute, as DualPipe does.
     bool moe_overlap = false;
+    CpComm cp_comm = CpComm::Default; ///< K/V exchange when cp > 1
 
     int gpus() const { return tp * pp * dp * cp; }
     /// The expert TP degree: expert_tp, or tp when 0; at least 1.
@@ -131,11 +141,13 @@ std::string_view toString(Precision);
 std::string_view toString(Framework);
 std::string_view toString(Optimizer);
 std::string_view toString(MoeDispatcher); ///< "default", "allgather", "alltoall", "deepep", ...
+std::string_view toString(CpComm);        ///< "default", "p2p", "all-gather", "a2a"
 std::optional<Schedule> parseSchedule(std::string_view);
 std::optional<Recompute> parseRecompute(std::string_view);
 std::optional<Precision> parsePrecision(std::string_view);
 std::optional<Framework> parseFramework(std::string_view);
 std::optional<Optimizer> parseOptimizer(std::string_view);
 std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view);
+std::optional<CpComm> parseCpComm(std::string_view);
 
 } // namespace paralens

@@ -93,6 +93,7 @@ bool readParallel(const json* p, ParallelPlan& plan)
     r.readEnum("moe_dispatcher", plan.moe_dispatcher, parseMoeDispatcher,
                "default, allgather, alltoall, deepep, hybridep");
     r.readBool("moe_overlap", plan.moe_overlap);
+    r.readEnum("cp_comm", plan.cp_comm, parseCpComm, "default, p2p, all-gather, a2a");
     r.finish();
     return dp;
 }
@@ -128,7 +129,7 @@ constexpr std::array kKeyOrder{
     // parallel
     "tp", "pp", "dp", "ep", "cp", "sequence_parallel", "virtual_stages", "schedule", "zero",
     "shard_group", "offload_optimizer", "tp_comm_overlap", "first_stage_layers",
-    "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap",
+    "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
     "optimizer", "framework", "overlap_grad_reduce", "compile", "moe_load_imbalance"};
@@ -253,6 +254,8 @@ json scenarioToJson(const Scenario& s)
         j["parallel"]["moe_dispatcher"] = std::string(toString(p.moe_dispatcher));
     if (p.moe_overlap)
         j["parallel"]["moe_overlap"] = true;
+    if (p.cp_comm != CpComm::Default)
+        j["parallel"]["cp_comm"] = std::string(toString(p.cp_comm));
     if (!s.calibration.empty())
         j["calibration"] = s.calibration;
     return j;
@@ -296,7 +299,8 @@ bool operator==(const ParallelPlan& a, const ParallelPlan& b)
            a.offload_optimizer == b.offload_optimizer && a.tp_comm_overlap == b.tp_comm_overlap &&
            a.first_stage_layers == b.first_stage_layers &&
            a.last_stage_layers == b.last_stage_layers && a.expert_tp == b.expert_tp &&
-           a.moe_dispatcher == b.moe_dispatcher && a.moe_overlap == b.moe_overlap;
+           a.moe_dispatcher == b.moe_dispatcher && a.moe_overlap == b.moe_overlap &&
+           a.cp_comm == b.cp_comm;
 }
 
 bool operator==(const TrainingSettings& a, const TrainingSettings& b)

@@ -174,12 +174,15 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     const KernelModel k = kernelModel(sc, kc, in.measured);
     const Dims d = dimsOf(sc.model, ActivationShape::of(sc), pl.ep, pl.expertTp());
 
+    const AttentionSetup att = attentionSetup(sc, *in.framework);
+
     StepModel sm;
-    sm.dense = layerTimes(sc.model, d, k, pl, sc.training, kc, false);
-    sm.moe = sc.model.isMoe() ? layerTimes(sc.model, d, k, pl, sc.training, kc, true) : sm.dense;
+    sm.dense = layerTimes(sc.model, d, k, pl, sc.training, kc, att, false);
+    sm.moe =
+        sc.model.isMoe() ? layerTimes(sc.model, d, k, pl, sc.training, kc, att, true) : sm.dense;
     sm.comm = CommContext{&sc, &d, in.topology, &kc, in.measured};
     sm.tp = tpComm(sm.comm, sm.dense);
-    sm.cp = cpComm(sm.comm, sm.dense.core_f);
+    sm.cp = cpComm(sm.comm, att, sm.dense.core);
     sm.ep = epComm(sm.comm, sm.moe);
     // The attention half of tpComm() when the dispatcher replaces the MLP's TP collectives.
     sm.moe_tp_share = sc.model.isMoe() && !moeLayerKeepsMlpTpComm(sc) ? 0.5 : 1.0;

@@ -108,8 +108,8 @@ private slots:
         const ParallelPlan pl;
         const TrainingSettings eager = fsdp(false), compiled = fsdp(true);
         const Dims d = dimsFor(m, eager, pl);
-        const LayerTimes e = layerTimes(m, d, kernels(), pl, eager, kc, false);
-        const LayerTimes c = layerTimes(m, d, kernels(), pl, compiled, kc, false);
+        const LayerTimes e = layerTimes(m, d, kernels(), pl, eager, kc, AttentionSetup{}, false);
+        const LayerTimes c = layerTimes(m, d, kernels(), pl, compiled, kc, AttentionSetup{}, false);
         // Forward streams 2 bytes per element per token; backward twice the forward.
         const double extra = 2 * d.tokens * (kEagerElements - kFusedElements) / 1e12;
         QVERIFY_CLOSE(e.f - c.f, extra, 1e-9);
@@ -118,7 +118,8 @@ private slots:
         // Megatron always fuses: the same as compiled FSDP.
         TrainingSettings meg = eager;
         meg.framework = Framework::Megatron;
-        QVERIFY_CLOSE(layerTimes(m, d, kernels(), pl, meg, kc, false).f, c.f, 1e-12);
+        QVERIFY_CLOSE(layerTimes(m, d, kernels(), pl, meg, kc, AttentionSetup{}, false).f, c.f,
+                      1e-12);
     }
 
     void fp8CastsAreCountedPerGemm()
@@ -181,10 +182,10 @@ private slots:
         ModelConstants kc;
         const Dims d = dimsFor(m, meg, pl);
         // 11 forward kernels: forward 11, backward 22, recompute 11, at 12.5 µs.
-        const LayerTimes lt = layerTimes(m, d, kernels(), pl, meg, kc, false);
+        const LayerTimes lt = layerTimes(m, d, kernels(), pl, meg, kc, AttentionSetup{}, false);
         QVERIFY_CLOSE(lt.launch, 44 * 12.5e-6, 1e-12);
         kc.kernel_launch_seconds = 0;
-        const LayerTimes none = layerTimes(m, d, kernels(), pl, meg, kc, false);
+        const LayerTimes none = layerTimes(m, d, kernels(), pl, meg, kc, AttentionSetup{}, false);
         QVERIFY_CLOSE(lt.f - none.f, 11 * 12.5e-6, 1e-9);
         QVERIFY_CLOSE(lt.b - none.b, 33 * 12.5e-6, 1e-9);
     }
@@ -197,14 +198,14 @@ private slots:
         kc.kernel_launch_seconds = 0;
         const TrainingSettings sac = fsdp(true, Recompute::Selective);
         const Dims d = dimsFor(m, sac, pl);
-        const LayerTimes lt = layerTimes(m, d, kernels(), pl, sac, kc, false);
+        const LayerTimes lt = layerTimes(m, d, kernels(), pl, sac, kc, AttentionSetup{}, false);
         const double elem = 2 * d.tokens * kFusedElements / 1e12;
         QVERIFY_CLOSE(lt.recompute, 0.5 * lt.linear_f + elem, 1e-9);
         // Megatron's selective recomputes only the attention core.
         TrainingSettings meg = sac;
         meg.framework = Framework::Megatron;
-        const LayerTimes mg = layerTimes(m, d, kernels(), pl, meg, kc, false);
-        QVERIFY_CLOSE(mg.recompute, mg.core_f, 1e-12);
+        const LayerTimes mg = layerTimes(m, d, kernels(), pl, meg, kc, AttentionSetup{}, false);
+        QVERIFY_CLOSE(mg.recompute, mg.core.f, 1e-12);
         QVERIFY(lt.recompute > mg.recompute);
     }
 
