@@ -28,8 +28,8 @@ enum class RunMetric
 /// How a measured TFLOP/s or MFU figure counts attention FLOPs.
 enum class MeasuredFlops
 {
-    Full,         ///< the whole s² score matrix (Narayanan / our model FLOPs)
-    Causal,       ///< half of it (PyTorch FSDP / torchtitan reports, FlashAttention's count)
+    Full,         ///< the whole s² score matrix (Narayanan, torchtitan, our model FLOPs)
+    Causal,       ///< half of it (Megatron-LM since March 2025, FlashAttention's kernel count)
     NarayananEq3, ///< 96·B·s·l·h²·(1 + s/(6h) + V/(16lh)): includes full recompute
 };
 

@@ -22,7 +22,7 @@ inline constexpr double kFallbackScaleOutBytesPerSecond = 1e9;
 /// with 128b/130b encoding, PCI-SIG PCIe 3.0 specification).
 inline constexpr double kMinPcieBytesPerSecond = 1e9;
 
-// Flash-attention kernels (docs/formulas.md §5, "Attention core"). Head dimension 128, the
+// Flash-attention kernels (docs/formulas.md §2.5). Head dimension 128, the
 // Llama / GPT-3 shape; BF16.
 /// Backward FLOPs over forward FLOPs: five matmuls (Q·Kᵀ recomputed, dV, dP, dQ, dK) against
 /// the forward's two (Dao 2023, FlashAttention-2 §4.1, the benchmark's FLOP count).

@@ -130,7 +130,7 @@ struct LayerTimes
 };
 
 /// The attention core: flash kernels at the efficiency of their block shape (docs/formulas.md
-/// §5), backward kFlashBackwardFlopsFactor / kFlashBackwardRateShare forwards; or batched
+/// §2.5), backward kFlashBackwardFlopsFactor / kFlashBackwardRateShare forwards; or batched
 /// GEMMs plus the score traffic without flash attention, backward twice the forward.
 AttentionTimes attentionTimes(const Dims& d, const KernelModel& k, const TrainingSettings& tr,
                               const ModelConstants& kc, const AttentionSetup& a);

@@ -37,7 +37,7 @@ const char* kFull = R"({
   "parallel": {"tp": 2, "pp": 2, "dp": 4, "ep": 1, "cp": 1, "sequence_parallel": true,
                "virtual_stages": 2, "schedule": "interleaved-1f1b", "zero": 1,
                "shard_group": 2, "offload_optimizer": true, "first_stage_layers": 15,
-               "last_stage_layers": 17},
+               "last_stage_layers": 17, "cp_comm": "all-gather"},
   "training": {"seq_len": 2048, "micro_batch": 2, "global_batch": 64, "precision": "fp8",
                "recompute": "full", "flash_attention": false, "optimizer": "sgd",
                "framework": "deepspeed"},
@@ -71,6 +71,7 @@ private slots:
         QCOMPARE(p.offload_optimizer, false);
         QCOMPARE(p.first_stage_layers, 0);
         QCOMPARE(p.last_stage_layers, 0);
+        QVERIFY(p.cp_comm == CpComm::Default);
         const TrainingSettings& t = s.training;
         QCOMPARE(t.seq_len, 4096);
         QCOMPARE(t.micro_batch, 1);
@@ -98,6 +99,7 @@ private slots:
         QCOMPARE(s.parallel.offload_optimizer, true);
         QCOMPARE(s.parallel.first_stage_layers, 15);
         QCOMPARE(s.parallel.last_stage_layers, 17);
+        QVERIFY(s.parallel.cp_comm == CpComm::AllGather);
         QCOMPARE(s.training.seq_len, 2048);
         QCOMPARE(s.training.micro_batch, 2);
         QCOMPARE(s.training.global_batch, 64);
@@ -198,6 +200,8 @@ private slots:
         QCOMPARE(j["hardware"].get<std::string>(), std::string("h100-sxm"));
         const Scenario d = defaultScenario();
         QVERIFY(parseScenario(scenarioToText(d), "d.json") == d);
+        // The framework's CP exchange is the default and is not written out.
+        QVERIFY(!scenarioToJson(d)["parallel"].contains("cp_comm"));
     }
 
     void defaultScenarioIsTheContract()
@@ -288,6 +292,9 @@ private slots:
         QTest::newRow("schedule") << R"({"parallel": {"schedule": "2f2b"}})"
                                   << "parallel.schedule"
                                   << "'2f2b' is not one of gpipe, 1f1b";
+        QTest::newRow("cp_comm") << R"({"parallel": {"cp_comm": "ring"}})"
+                                 << "parallel.cp_comm"
+                                 << "'ring' is not one of default, p2p, all-gather, a2a";
         QTest::newRow("precision") << R"({"training": {"precision": "fp16"}})"
                                    << "training.precision"
                                    << "'fp16' is not one of bf16, fp8";

@@ -138,7 +138,7 @@ constexpr double kGemmFlops = 2 * N * H * 3 * H + 2 * N * H * H + 6 * N * H * FF
 constexpr double kHeadFlops = 2 * N * H * V;
 constexpr double kFlopRate = 100e12 * 0.5;
 // The flash forward runs its 1024 keys per row at 1024 / (1024 + 64) of the rate and the causal
-// mask over 8 tiles of 128 keys at 0.92 · 8 / (8 + 2) (docs/formulas.md §5); the backward is
+// mask over 8 tiles of 128 keys at 0.92 · 8 / (8 + 2) (docs/formulas.md §2.5); the backward is
 // 2.5× the FLOPs at 0.87 of the rate (FlashAttention-2 §4.1, FlashAttention-3 Fig. 6).
 constexpr double kCoreForward = kCoreFlops / (kFlopRate * (1024.0 / 1088 * 0.92 * 8 / 10));
 constexpr double kCoreBackward = 2.5 / 0.87 * kCoreForward;
