@@ -123,11 +123,13 @@ private slots:
         const CommTimes half = c.run(uniform(kv / 2, kv / 2));
         QVERIFY_CLOSE(half.forward, 3 * kv / 2);
         QVERIFY_CLOSE(half.backward, kv / 2 + 2 * (both - kv / 2) + kv / 2);
-        // Recomputation runs the forward and its exchange again in the backward.
-        c.s.training.recompute = Recompute::Full;
-        QVERIFY_CLOSE(c.run(noCompute()).backward, 3 * kv + kv + 2 * both + kv);
-        c.s.training.recompute = Recompute::Selective;
-        QVERIFY_CLOSE(c.run(noCompute()).backward, 3 * kv + kv + 2 * both + kv);
+        // Recomputation runs the forward and its exchange again in the backward: full, and
+        // Megatron's selective recompute of the core attention.
+        for (Recompute r : {Recompute::Full, Recompute::Selective}) {
+            c.s.training.recompute = r;
+            c.refresh();
+            QVERIFY_CLOSE(c.run(noCompute()).backward, 3 * kv + kv + 2 * both + kv);
+        }
     }
 
     void pytorchRingAttentionOverGatheredKv()
@@ -158,6 +160,14 @@ private slots:
         const CommTimes ring = c.run(noCompute());
         QVERIFY_CLOSE(ring.forward, 3 * kv);
         QVERIFY_CLOSE(ring.backward, kv + 2 * (kv + dkv) + dkv + dkv);
+        // torchtitan's selective (op-level) checkpointing saves the attention output: nothing
+        // is exchanged again; full recompute repeats the forward ring.
+        c.s.training.recompute = Recompute::Selective;
+        c.refresh();
+        QVERIFY_CLOSE(c.run(noCompute()).backward, ring.backward);
+        c.s.training.recompute = Recompute::Full;
+        c.refresh();
+        QVERIFY_CLOSE(c.run(noCompute()).backward, 3 * kv + ring.backward);
     }
 
     void llama3AllGatherIsExposed()
