@@ -50,6 +50,10 @@ constexpr std::array<std::pair<MoeDispatcher, std::string_view>, 5> kDispatchers
      {MoeDispatcher::AllToAll, "alltoall"},
      {MoeDispatcher::DeepEP, "deepep"},
      {MoeDispatcher::HybridEP, "hybridep"}}};
+constexpr std::array<std::pair<ReshardAfterForward, std::string_view>, 3> kReshard{
+    {{ReshardAfterForward::Default, "default"},
+     {ReshardAfterForward::Always, "always"},
+     {ReshardAfterForward::Never, "never"}}};
 
 } // namespace
 
@@ -81,6 +85,10 @@ std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view s)
 {
     return valueOf(kDispatchers, s);
 }
+std::string_view toString(ReshardAfterForward v)
+{
+    return nameOf(kReshard, v);
+}
 std::optional<Schedule> parseSchedule(std::string_view s)
 {
     return valueOf(kSchedules, s);
@@ -100,6 +108,10 @@ std::optional<Framework> parseFramework(std::string_view s)
 std::optional<Optimizer> parseOptimizer(std::string_view s)
 {
     return valueOf(kOptimizer, s);
+}
+std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view s)
+{
+    return valueOf(kReshard, s);
 }
 
 } // namespace paralens
