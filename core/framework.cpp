@@ -34,6 +34,7 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         c.zero3_root_unsharded = true;
         c.zero3_regather_for_recompute = false;
         c.selective = SelectivePolicy::SaveMatmuls;
+        c.pp_buffers_per_microbatch = true;
         c.tp_saves_gathered_input = true;
         c.loss_logit_copies = 3;
         c.loss_parallel_extra_copies = 1;

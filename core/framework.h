@@ -83,6 +83,11 @@ struct FrameworkConventions
     /// once after the last backward (torch.distributed.pipelining with FSDP:
     /// reshard_after_backward and gradient sync off until the last micro-batch).
     bool zero3_accumulate_unsharded = false;
+    /// torch.distributed.pipelining keeps each in-flight micro-batch's stage output for its
+    /// backward and allocates receive buffers (activations in, gradients back) for every
+    /// micro-batch of every local stage up front (PipelineStage _prepare_forward_infra /
+    /// _prepare_backward_infra); Megatron frees sent outputs and receives into fresh tensors.
+    bool pp_buffers_per_microbatch = false;
     /// What selective recompute keeps.
     SelectivePolicy selective = SelectivePolicy::AttentionCore;
     /// With sequence parallelism the column-parallel linears save their all-gathered (replicated)

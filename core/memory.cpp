@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/memory.h"
+#include "core/pipeline_cost.h"
 
 #include <algorithm>
 
@@ -88,6 +89,22 @@ double commBufferBytes(const ParallelPlan& pl, const FrameworkConventions& fw,
             buffers += std::min(fw.allgather_bucket_elements, sp.total()) * fw.weight_bytes;
     }
     return buffers;
+}
+
+// torch.distributed.pipelining's per-micro-batch tensors on stage r of p with v local chunks and
+// m micro-batches: the outputs kept for the in-flight micro-batches' backward, and receive
+// buffers for every micro-batch of every chunk (activations in unless the chunk is the model's
+// first, gradients back unless it is the last), each one b·s·h hidden state (÷ t with SP).
+double pipelineBufferBytes(const ParallelPlan& pl, const Dims& d, int r, double inflight,
+                           double microbatches)
+{
+    const int p = std::max(1, pl.pp), v = std::max(1, pl.virtual_stages);
+    if (p == 1)
+        return 0;
+    const double hidden = 2 * d.s * d.b * d.h / d.tsp / d.cp;
+    const double recv = 2.0 * v - (r == 0 ? 1 : 0) - (r == p - 1 ? 1 : 0);
+    const double kept = r == p - 1 && v == 1 ? 0.0 : inflight; // the last stage sends none
+    return hidden * (kept + recv * microbatches);
 }
 
 // The activation formulas on precomputed sizes (stageMemory() computes them once for all).
@@ -230,6 +247,12 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
     const double recomputeLayer = recomputeWorkingSet(m, d, shape);
     const double headParams = double(vpad) * d.h / d.t;
 
+    // FSDP2's gradients are plain .grad tensors that the step's zero_grad() frees (set_to_none):
+    // with one micro-batch and no PP none exists yet at the peak, the loss at the start of the
+    // backward; the shards appear as the backward frees the activations.
+    const bool gradsAtPeak = !fw.sharded_param_is_master || fw.zero3_accumulate_unsharded ||
+                             safeMicrobatches(s.training, pl) > 1;
+    const double mb = safeMicrobatches(s.training, pl);
     const ZeroShards shards = zeroShards(pl);
     int groups = 0;
     for (int g : {pl.tp, pl.cp, pl.dp, pl.ep, pl.pp})
@@ -249,7 +272,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         const ModelStateBytes expert =
             modelStateBytes(sp.expert, fw, pl.zero, shards.expert, pl.offload_optimizer);
         out.parameters = dense.parameters + expert.parameters;
-        out.gradients = dense.gradients + expert.gradients;
+        out.gradients = gradsAtPeak ? dense.gradients + expert.gradients : 0.0;
         out.optimizer_states = dense.optimizer_states + expert.optimizer_states;
 
         double perMb = (st.layers - st.moe_layers) * denseAct + st.moe_layers * moeAct;
@@ -262,6 +285,8 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         out.activations = perMb * out.inflight_microbatches + transient;
 
         out.comm_buffers = commBufferBytes(pl, fw, k, st, sp, st.last ? headParams : 0.0, groups);
+        if (fw.pp_buffers_per_microbatch)
+            out.comm_buffers += pipelineBufferBytes(pl, d, r, out.inflight_microbatches, mb);
         out.runtime_overhead =
             k.cuda_context_bytes + k.activation_temporaries_fraction * out.activations;
         out.outside_allocator = k.cuda_context_bytes + groups * k.nccl_bytes_per_group;

@@ -75,6 +75,23 @@ private slots:
         QCOMPARE(modelStateBytes(1.0, fw, 3, 8, true).total(), 0.0);
     }
 
+    // FSDP2's gradients are .grad tensors freed by each step's zero_grad() (set_to_none): with one
+    // micro-batch none exists at the peak (the loss, before the backward makes the shards); with
+    // gradient accumulation the shards of the earlier micro-batches are there.
+    void fsdp2GradientsAtThePeak()
+    {
+        Scenario s = torchtitan(llama3_8b(), 1, 1, 8, 2, 16);
+        QCOMPARE(evaluate(s).stages[0].gradients, 0.0);
+        s.training.global_batch = 32; // two micro-batches
+        const Estimate two = evaluate(s);
+        // fp32 shards, 4/N bytes per parameter against the moments' 8/N.
+        QCOMPARE(two.stages[0].gradients, two.stages[0].optimizer_states / 2);
+        // Megatron's main-grad buffer is allocated once and stays.
+        s.training.global_batch = 16;
+        s.training.framework = Framework::Megatron;
+        QVERIFY(evaluate(s).stages[0].gradients > 0);
+    }
+
     // Under PP torchtitan does not reshard after forward, and the pipeline stage turns gradient
     // sync off until the last micro-batch: 2 bytes of gathered bf16 parameters and 4 bytes of
     // fp32 unsharded gradients per parameter on top of the fp32 shard and the moments.
@@ -215,6 +232,27 @@ private slots:
         const int expected[] = {5, 6, 6, 5, 5, 5};
         for (int r = 0; r < 6; ++r)
             QCOMPARE(st[std::size_t(r)].layers, expected[r]);
+    }
+
+    // torch.distributed.pipelining keeps each in-flight micro-batch's stage output and allocates
+    // activation and gradient receive buffers for all m micro-batches: on a middle 1F1B stage of
+    // 405B at b 4 (TP 8, SP) that is (in-flight 7 + 2 × 8) hidden states of 2·4·8192·16384/8 B.
+    void pipelineBuffersPerMicrobatch()
+    {
+        Scenario s = torchtitan(llama3_405b(), 8, 8, 8, 4, 256);
+        s.training.recompute = Recompute::Full;
+        const Estimate e = evaluate(s);
+        const StageMemory& st = e.stages[1];
+        QCOMPARE(st.inflight_microbatches, 7.0);
+        std::vector<StageLayers> layers(8);
+        const FrameworkConventions fw = conventions(s.training, s.parallel);
+        QVERIFY(splitLayers(s.model, s.parallel, fw.split, layers));
+        const StageParams sp = stageParameters(s.model, s.parallel, layers[1]);
+        const ModelConstants k;
+        const double hidden = 2.0 * 4 * 8192 * 16384 / 8;
+        const double expected = 3 * k.nccl_bytes_per_group + sp.largest_layer * 2 + // bf16 grad
+                                hidden * (7 + 2 * 8);
+        QVERIFY(std::abs(st.comm_buffers - expected) <= 1e-9 * expected);
     }
 
     // FSDP2 under PP gathers the stage once per step and reduce-scatters it once after its last
