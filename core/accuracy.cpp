@@ -325,7 +325,11 @@ double predictMeasurement(const Scenario& s, const Measurement& m, const Estimat
         return peak > 0 ? tflops() / peak : 0;
     }
     case RunMetric::PeakMemoryGib:
-        return e.peak_bytes / kGiB;
+        // The statistic that was measured: PyTorch's allocated or reserved peak (neither sees the
+        // CUDA context or NCCL's buffers; reserved adds the blocks the allocator keeps cached).
+        return (m.memory == MemoryKind::Reserved ? e.peak_reserved_bytes
+                                                 : e.peak_allocated_bytes) /
+               kGiB;
     }
     return 0;
 }

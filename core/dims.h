@@ -19,8 +19,13 @@ struct ActivationShape
     int cp = 1;
     Recompute recompute = Recompute::None;
     bool flash_attention = false;
+    bool dropout = true; ///< dropout masks are stored (Korthikanti et al. 2022 count them)
+    SelectivePolicy selective = SelectivePolicy::AttentionCore; ///< what selective keeps
+    bool tp_gathered_input = false; ///< SP: linears save their gathered input (DTensor TP)
     /// From a scenario (its model is not needed here).
     static ActivationShape of(const Scenario& s);
+    /// The same with a framework's selective policy and TP layout.
+    static ActivationShape of(const Scenario& s, const FrameworkConventions& fw);
 };
 
 /// The sizes the memory and time formulas multiply and divide by, as doubles, in the notation of
@@ -73,6 +78,15 @@ inline ActivationShape ActivationShape::of(const Scenario& s)
     a.cp = s.parallel.cp;
     a.recompute = s.training.recompute;
     a.flash_attention = s.training.flash_attention;
+    a.dropout = s.training.dropoutOn();
+    return a;
+}
+
+inline ActivationShape ActivationShape::of(const Scenario& s, const FrameworkConventions& fw)
+{
+    ActivationShape a = of(s);
+    a.selective = fw.selective;
+    a.tp_gathered_input = fw.tp_saves_gathered_input && a.sequence_parallel && a.tp > 1;
     return a;
 }
 

@@ -14,6 +14,82 @@ double tensorsPerLayer(const ModelSpec& m)
     return m.gated_mlp ? linears + 2 : 2 * linears + 4;
 }
 
+// A stage's ZeRO-3 gather units: its layers, and the embedding / LM head as one more unit.
+// FSDP2's root unit (embedding, final norm, LM head) is its own size and is never resharded;
+// otherwise every unit counts as the average (the per-layer wrapping of the other frameworks).
+struct Zero3Units
+{
+    double layers = 0;      ///< layer units
+    double layer = 0;       ///< dense parameters per layer unit
+    double root = 0;        ///< dense parameters of FSDP2's root unit (0: none on this stage)
+    double kept_layers = 0; ///< layer units not resharded after forward (torchtitan's last block)
+};
+
+Zero3Units zero3Units(const FrameworkConventions& fw, const StageParams& sp, double units)
+{
+    Zero3Units u;
+    const bool holdsRoot = sp.embedding > 0 && units > 1;
+    if (fw.zero3_root_unsharded && holdsRoot) {
+        u.root = sp.embedding;
+        u.layers = units - 1;
+        u.layer = (sp.dense - u.root) / u.layers;
+        // torchtitan does not reshard the last block: FSDP would prefetch it at once.
+        u.kept_layers = 1;
+    } else {
+        u.layers = units;
+        u.layer = sp.dense / units;
+    }
+    return u;
+}
+
+template <typename Coll>
+void zero3Costs(const CommContext& c, const FrameworkConventions& fw, const StageParams& sp,
+                double units, const Coll& coll, DpCosts& dp)
+{
+    const double grb = fw.grad_reduce_bytes, wb = fw.weight_bytes;
+    const Zero3Units u = zero3Units(fw, sp, units);
+    // DeepSpeed fetches tensor by tensor: every gather pays its own latency.
+    const double perLayer = fw.zero3_per_tensor ? tensorsPerLayer(c.scenario->model) : 1.0;
+    const double n = u.layers * perLayer;
+    const double expertPer = sp.expert / u.layers;
+    const double agOne =
+        coll(Collective::AllGather, u.layer * wb / perLayer, expertPer * wb / perLayer);
+    const double rsOne = coll(Collective::ReduceScatter, u.layer * grb, expertPer * grb);
+    const double agRoot = u.root > 0 ? coll(Collective::AllGather, u.root * wb, 0.0) : 0.0;
+    const double rsRoot = u.root > 0 ? coll(Collective::ReduceScatter, u.root * grb, 0.0) : 0.0;
+    const double ag = n * agOne + agRoot, rs = u.layers * rsOne + rsRoot;
+    // Backward gathers: none without reshard-after-forward; the resharded layers once (FSDP2
+    // gathers in pre-backward and recomputes inside the unit), or twice when a recomputed
+    // forward gathers again (DeepSpeed's module hooks).
+    double agBackward = 0;
+    if (fw.zero3_reshard_after_forward) {
+        const bool regather =
+            fw.zero3_regather_for_recompute && c.scenario->training.recompute == Recompute::Full;
+        agBackward = (regather ? 2 : 1) * (u.layers - u.kept_layers) * perLayer * agOne;
+    }
+    // Only what the prefetch covers can run ahead of compute; the first gather of a pass and
+    // the last reduce-scatter have no compute to run under.
+    double prefetch = 1;
+    if (fw.zero3_prefetch_params > 0)
+        prefetch = std::min(1.0, fw.zero3_prefetch_params / (sp.total() / n));
+    const double agFirst = u.root > 0 ? agRoot : agOne;
+    const double rsLast = u.root > 0 ? rsRoot : rsOne;
+    if (fw.zero3_accumulate_unsharded) {
+        // Under PP: gathered at the first forward and kept, reduced once after the last backward.
+        dp.param_tail = ag - agFirst;
+        dp.step_exposed = agFirst;
+        dp.grad_tail = rs;
+        dp.grad_tail_after_backward = true;
+        dp.backward = agBackward; // "always": freed after each forward, gathered in backward
+        dp.hideable_backward = prefetch * agBackward;
+        return;
+    }
+    dp.forward = ag;
+    dp.backward = agBackward + rs;
+    dp.hideable_forward = prefetch * (ag - agFirst);
+    dp.hideable_backward = prefetch * agBackward + (rs - rsLast);
+}
+
 } // namespace
 
 DpLinks dpLinks(const CommContext& c)
@@ -52,25 +128,19 @@ DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConve
         dp.param_tail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
         break;
     case 2:
+        dp.param_tail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
+        if (fw.zero3_accumulate_unsharded) {
+            // FSDP under PP: one reduce-scatter after the stage's last backward.
+            dp.grad_tail = coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
+            dp.grad_tail_after_backward = true;
+            break;
+        }
         dp.backward = coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
         dp.hideable_backward = dp.backward;
-        dp.param_tail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
         break;
-    default: {
-        const double n = units * (fw.zero3_per_tensor ? tensorsPerLayer(c.scenario->model) : 1.0);
-        const double ag = n * coll(Collective::AllGather, sp.dense * wb / n, sp.expert * wb / n);
-        const double rs = units * coll(Collective::ReduceScatter, sp.dense * grb / units,
-                                       sp.expert * grb / units);
-        dp.forward = ag;
-        dp.backward = ag * (c.scenario->training.recompute == Recompute::Full ? 2 : 1) + rs;
-        // Only what the prefetch covers can run ahead of compute.
-        double prefetch = 1;
-        if (fw.zero3_prefetch_params > 0)
-            prefetch = std::min(1.0, fw.zero3_prefetch_params / (sp.total() / n));
-        dp.hideable_forward = prefetch * dp.forward;
-        dp.hideable_backward = prefetch * (dp.backward - rs) + rs;
+    default:
+        zero3Costs(c, fw, sp, units, coll, dp);
         break;
-    }
     }
     if (links.hybrid)
         dp.grad_tail +=

@@ -20,13 +20,17 @@ struct DpLinks
 DpLinks dpLinks(const CommContext& c);
 
 /// One stage's data-parallel collectives. Once per step: the gradient reduction after the last
-/// backward and the parameter all-gather before the first forward. Per micro-batch (ZeRO-2/3):
-/// the collectives that lengthen its forward and backward, and how much of each may run under
-/// that micro-batch's compute.
+/// backward and the parameter all-gather before the first forward, and what of them no overlap
+/// can hide. Per micro-batch (ZeRO-2/3): the collectives that lengthen its forward and
+/// backward, and how much of each may run under that micro-batch's compute.
 struct DpCosts
 {
     double grad_tail = 0;
     double param_tail = 0;
+    /// The gradient reduction is issued only after the stage's last backward (FSDP under PP),
+    /// so only the pipeline's slack hides it, not that backward.
+    bool grad_tail_after_backward = false;
+    double step_exposed = 0; ///< once per step, never hidden (the first gathered unit)
     double forward = 0;
     double backward = 0;
     double hideable_forward = 0;
@@ -36,11 +40,15 @@ struct DpCosts
 /// DP costs of a stage holding `sp` parameters in `units` gather units (its layers, plus one
 /// for the embedding or the LM head), by ZeRO stage (Rajbhandari et al. 2020 §7; Megatron
 /// dist_optimizer.md): 0 all-reduce of the gradients; 1 reduce-scatter of the gradients and
-/// all-gather of the parameters; 2 the reduce-scatter per micro-batch; 3 (FSDP) parameters
-/// all-gathered unit by unit in forward and again in backward (twice with full recompute),
-/// gradients reduce-scattered unit by unit, only what the framework prefetches hideable.
-/// DeepSpeed gathers tensor by tensor, each collective paying its own latency. Hybrid sharding
-/// adds the replicas' all-reduce of the gradient shard.
+/// all-gather of the parameters; 2 the reduce-scatter per micro-batch; 3 parameters
+/// all-gathered unit by unit in forward and again in backward, gradients reduce-scattered unit
+/// by unit in the reduce dtype, only what the framework prefetches hideable, and never the
+/// first unit's gather or the last unit's reduce-scatter (nothing runs before or after them).
+/// DeepSpeed gathers tensor by tensor, each collective paying its own latency, and again for a
+/// recomputed forward; FSDP2 gathers once per unit in backward and skips the units it does not
+/// reshard (the root and the last block, torchtitan), none without reshard-after-forward, and
+/// under PP gathers the stage once per step and reduce-scatters it once after its last
+/// backward. Hybrid sharding adds the replicas' all-reduce of the gradient shard.
 DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConventions& fw,
                 const StageParams& sp, double units);
 

@@ -18,12 +18,22 @@ struct StageMemory
     double comm_buffers = 0;
     double runtime_overhead = 0;
     double inflight_microbatches = 0; ///< micro-batches whose activations are held at the peak
+    /// Of comm_buffers and runtime_overhead, what lies outside PyTorch's caching allocator (the
+    /// CUDA context, NCCL's own buffers): torch.cuda.max_memory_allocated = total() − this.
+    double outside_allocator = 0;
+    /// Freed blocks PyTorch's caching allocator still holds at the peak, not reusable by the
+    /// peak's allocations; not part of total(). max_memory_reserved = allocated() + this.
+    double allocator_cached = 0;
 
     double total() const
     {
         return parameters + gradients + optimizer_states + activations + comm_buffers +
                runtime_overhead;
     }
+    /// What torch.cuda.max_memory_allocated reads (the tensors the caching allocator serves).
+    double allocated() const { return total() - outside_allocator; }
+    /// What torch.cuda.max_memory_reserved reads.
+    double reserved() const { return allocated() + allocator_cached; }
 };
 
 /// Seconds per step spent in each parallelism dimension's communication.
@@ -77,6 +87,8 @@ struct Estimate
     double capacity_bytes = 0;
     double peak_bytes = 0;
     int peak_stage = 0;
+    double peak_allocated_bytes = 0; ///< the largest StageMemory::allocated() of the stages
+    double peak_reserved_bytes = 0;  ///< the largest StageMemory::reserved() of the stages
     std::vector<StageMemory> stages; ///< one per pipeline stage
     TimeBreakdown time;
     Throughput throughput;

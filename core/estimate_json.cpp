@@ -30,6 +30,8 @@ nlohmann::json estimateToJson(const Estimate& e)
         {"memory",
          {{"capacity_bytes", e.capacity_bytes},
           {"peak_bytes", e.peak_bytes},
+          {"peak_allocated_bytes", e.peak_allocated_bytes},
+          {"peak_reserved_bytes", e.peak_reserved_bytes},
           {"stages", std::move(stages)}}},
         {"time",
          {{"step_seconds", e.time.step_seconds},

@@ -170,14 +170,14 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
     out.tokens_per_step = double(tr.global_batch) * tr.seq_len;
     out.capacity_bytes = std::max(0.0, s.cluster.gpu.memory_gib) * units::kGiB;
 
-    FrameworkConventions fw = conventions(tr.framework, tr.optimizer);
-    fw.overlap_grad_reduce = fw.overlap_grad_reduce && tr.overlap_grad_reduce;
+    const FrameworkConventions fw = conventions(tr, pl);
     if (!positiveSizes(s) || !splitLayers(s.model, pl, fw.split, layers)) {
         // Not runnable (validate() names why): an empty estimate that does not fit.
         out.stages.clear();
         out.fits = false;
         out.peak_bytes = 0;
         out.peak_stage = 0;
+        out.peak_allocated_bytes = out.peak_reserved_bytes = 0;
         out.time = TimeBreakdown{};
         out.throughput = Throughput{};
         return;
@@ -199,11 +199,15 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
 
     out.peak_bytes = 0;
     out.peak_stage = 0;
-    for (const StageMemory& st : out.stages)
+    out.peak_allocated_bytes = out.peak_reserved_bytes = 0;
+    for (const StageMemory& st : out.stages) {
         if (st.total() > out.peak_bytes) {
             out.peak_bytes = st.total();
             out.peak_stage = st.stage;
         }
+        out.peak_allocated_bytes = std::max(out.peak_allocated_bytes, st.allocated());
+        out.peak_reserved_bytes = std::max(out.peak_reserved_bytes, st.reserved());
+    }
     out.fits = out.peak_bytes <= out.capacity_bytes;
     fillThroughput(s, k, out);
     fillWarnings(s, topo, measured != nullptr, out);

@@ -22,7 +22,7 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         c.reduce_bucket_elements = 5e8;
         c.allgather_bucket_elements = 5e8;
         c.zero3_max_live_params = 1e9; // stage3_max_live_parameters
-        c.zero3_layer_grads = false;   // gradients go through the reduce bucket
+        c.zero3_unit_grad_bytes = 0;   // gradients go through the reduce bucket
         c.zero3_per_tensor = true;
         c.zero3_prefetch_params = 5e7; // stage3_prefetch_bucket_size
         c.split = LayerSplit::ShortEnds;
@@ -31,9 +31,6 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         c.cp = CpConventions{CpComm::AllToAll, false, false, false, 2, 0, 0};
         break;
     case Framework::FSDP:
-        c.grad_bytes = 2;
-        c.grad_reduce_bytes = 2;
-        c.split = LayerSplit::ExtraFirst;
         // PyTorch SDPA tries its backends flash (FA2), efficient, math, cuDNN in that order,
         // and torchtitan's CP allows only the first two.
         c.attention_fa2 = true;
@@ -44,10 +41,47 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         // update 12 = 38 B; the backward adds dQ (10 B), dK and dV (21 B each, with the copies
         // that assemble the next send): 17 B per element of dQ, dK, dV.
         c.cp = CpConventions{CpComm::AllGather, true, true, true, 4, 38, 17};
+        // torchtitan's FSDP2 mixed precision: param_dtype bf16, reduce_dtype fp32
+        // (training.mixed_precision_param / _reduce defaults); sharded fp32 parameters and
+        // their fp32 gradients are what the optimizer sees.
+        c.sharded_param_is_master = true;
+        c.grad_bytes = 4;
+        c.grad_reduce_bytes = 4;
+        c.zero3_unit_grad_bytes = c.compute_grad_bytes + c.grad_reduce_bytes;
+        c.zero3_root_unsharded = true;
+        c.zero3_regather_for_recompute = false;
+        c.selective = SelectivePolicy::SaveMatmuls;
+        c.pp_buffers_per_microbatch = true;
+        c.tp_saves_gathered_input = true;
+        c.loss_logit_copies = 3;
+        c.loss_parallel_extra_copies = 1;
+        c.split = LayerSplit::ExtraMiddle;
         break;
     }
     if (o == Optimizer::SGD)
         c.moment_bytes = 4; // momentum only
+    return c;
+}
+
+} // namespace paralens
+
+namespace paralens {
+
+FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& p)
+{
+    FrameworkConventions c = conventions(t.framework, t.optimizer);
+    c.overlap_grad_reduce = c.overlap_grad_reduce && t.overlap_grad_reduce;
+    if (t.framework == Framework::FSDP && p.zero >= 2) {
+        // torchtitan's "default": reshard after forward except under PP, "to avoid
+        // per-microbatch all-gathers" (distributed/fsdp.py); zero 2 is SHARD_GRAD_OP.
+        const bool pp = p.pp > 1;
+        c.zero3_reshard_after_forward =
+            p.zero >= 3 && (t.fsdp_reshard_after_forward == ReshardAfterForward::Always ||
+                            (t.fsdp_reshard_after_forward == ReshardAfterForward::Default && !pp));
+        // torch.distributed.pipelining turns gradient sync and reshard-after-backward off for
+        // every backward but the last, whatever the forward policy (PipelineStage).
+        c.zero3_accumulate_unsharded = pp;
+    }
     return c;
 }
 

@@ -10,6 +10,21 @@ enum class LayerSplit
     ShortEnds,  ///< the shorter stages go to the first and last stage (embedding / loss), as
                 ///< Llama 3 §3.3.2 does and Megatron's first/last-stage options allow
     ExtraFirst, ///< the first stages take one extra layer each (torch.distributed.pipelining)
+    /// The first chunk takes the base count, the following chunks one extra each while extras
+    /// last, the last chunk the rest (torchtitan's generate_split_points, Dec 2024).
+    ExtraMiddle,
+};
+
+/// What a framework's "selective" recompute keeps for the backward.
+enum class SelectivePolicy
+{
+    /// Megatron (Korthikanti et al. 2022 §4.2): everything but the attention core's score,
+    /// softmax and dropout tensors, which are recomputed.
+    AttentionCore,
+    /// torchtitan's per-op SAC ("op"): the layer input, the outputs of every other matmul (the
+    /// 1st, 3rd, 5th, 7th: Q, V, gate and down projections), the SDPA outputs and TP's
+    /// reduce-scatter outputs are saved; every other tensor is recomputed in backward.
+    SaveMatmuls,
 };
 
 /// How a framework runs context parallelism (docs/formulas.md §4, CP). Bytes of the partial
@@ -53,7 +68,6 @@ struct FrameworkConventions
     double allgather_bucket_elements = 0; ///< extra all-gather buffer
     double zero3_live_layers = 2;         ///< gathered layers held at once under ZeRO-3 / FSDP
     double zero3_max_live_params = 0;     ///< cap on gathered parameters (0 = none)
-    bool zero3_layer_grads = true; ///< a layer's unsharded gradient is held before its reduce
     /// ZeRO-3 gathers each parameter tensor on its own (DeepSpeed's per-submodule fetch) rather
     /// than one flat unit per layer (FSDP, Megatron FSDP).
     bool zero3_per_tensor = false;
@@ -68,6 +82,52 @@ struct FrameworkConventions
     bool attention_fa2 = false;
     CpConventions cp;
 
+    // ---- FSDP2 (torch.distributed.fsdp.fully_shard) as torchtitan runs it ----
+    /// The sharded fp32 parameter is the optimizer's master copy: there is no bf16 shard, the
+    /// bf16 compute copy (weight_bytes) exists only unsharded. Persistent: master + grad +
+    /// moments per parameter, all sharded under ZeRO-3.
+    bool sharded_param_is_master = false;
+    /// Bytes per element of a gradient as autograd makes it (the compute dtype), before any cast
+    /// to the reduce dtype.
+    double compute_grad_bytes = 2;
+    /// Bytes per parameter of one gathered unit's gradients held while it is reduce-scattered
+    /// under ZeRO-3 (Megatron: the fp32 main grads; FSDP2: the bf16 gradient and its fp32
+    /// reduce-scatter input; DeepSpeed: none beyond its reduce bucket).
+    double zero3_unit_grad_bytes = 4;
+    /// The root unit (embedding, final norm, LM head) is not resharded after forward (FSDP2
+    /// special-cases the root), and the LM head's gradient waits for the root's post-backward.
+    bool zero3_root_unsharded = false;
+    /// A recomputed layer's forward gathers its parameters again (DeepSpeed's module hooks); FSDP2
+    /// gathers once in pre-backward and runs the recompute inside that unit.
+    bool zero3_regather_for_recompute = true;
+    /// ZeRO-3 frees a unit's gathered parameters after its forward (FSDP2 reshard_after_forward);
+    /// false keeps them until after its backward (one gather per micro-batch).
+    bool zero3_reshard_after_forward = true;
+    /// ZeRO-2/3 under PP: the stage's parameters stay gathered after each backward and its
+    /// gradients accumulate unsharded (in the reduce dtype) across micro-batches, reduce-scattered
+    /// once after the last backward (torch.distributed.pipelining with FSDP:
+    /// reshard_after_backward and gradient sync off until the last micro-batch).
+    bool zero3_accumulate_unsharded = false;
+    /// torch.distributed.pipelining keeps each in-flight micro-batch's stage output for its
+    /// backward and allocates receive buffers (activations in, gradients back) for every
+    /// micro-batch of every local stage up front (PipelineStage _prepare_forward_infra /
+    /// _prepare_backward_infra); Megatron frees sent outputs and receives into fresh tensors.
+    bool pp_buffers_per_microbatch = false;
+    /// What selective recompute keeps.
+    SelectivePolicy selective = SelectivePolicy::AttentionCore;
+    /// With sequence parallelism the column-parallel linears save their all-gathered (replicated)
+    /// input rather than the shard (DTensor TP in eager mode; Megatron saves the shard and
+    /// gathers again in backward).
+    bool tp_saves_gathered_input = false;
+    /// fp32 copies of the logits alive at the loss's backward peak (one of them is the stored
+    /// log-probabilities). Megatron's fused vocab-parallel cross entropy: the fp32 softmax it
+    /// stores and turns into the gradient, plus that gradient; torchtitan's cross_entropy on
+    /// pred.float(): the log-probabilities, the NLL gradient and the log-softmax gradient.
+    double loss_logit_copies = 2;
+    /// Further fp32 copies with TP's loss parallel (DTensor's decomposed log-softmax and its
+    /// fused backward keep zeros_like, exp and their sum besides the log-probabilities).
+    double loss_parallel_extra_copies = 0;
+
     /// Optimizer-state bytes per parameter (master + moments), the ZeRO paper's K.
     double optimizerBytes() const { return master_bytes + moment_bytes; }
 };
@@ -75,5 +135,9 @@ struct FrameworkConventions
 /// The conventions for a framework and optimizer (precision changes no persistent dtype:
 /// FP8 training keeps bf16 weights and fp32 master weights in all three frameworks).
 FrameworkConventions conventions(Framework f, Optimizer o);
+
+/// The conventions a scenario runs with: conventions(framework, optimizer) with its settings
+/// applied (overlap_grad_reduce; FSDP's reshard policy, which under PP keeps the stage gathered).
+FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& p);
 
 } // namespace paralens

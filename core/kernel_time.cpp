@@ -70,8 +70,11 @@ bool opLevelCheckpointing(const TrainingSettings& tr)
 double elementwiseElements(const ModelSpec& m, const Dims& d, const TrainingSettings& tr,
                            const ModelConstants& kc, double ffn_elems, bool moe)
 {
-    if (fusedElementwise(tr))
-        return kc.elementwise_hidden_elements * d.h / d.tsp + 2 * (d.q + d.kv) / d.t + ffn_elems;
+    if (fusedElementwise(tr)) {
+        // Two dropouts (read h, write h each) run only when the recipe has dropout.
+        const double hidden = kc.elementwise_hidden_elements - (tr.dropoutOn() ? 0.0 : 4.0);
+        return hidden * d.h / d.tsp + 2 * (d.q + d.kv) / d.t + ffn_elems;
+    }
     const double norms = 2 * kc.eager_norm_elements * d.h / d.tsp;
     const double residuals = 2 * 3 * d.h / d.tsp; // read 2 + 2, write 2 bytes each
     const double rope = kc.eager_rope_elements * (d.q + d.kv) / d.t;

@@ -1,38 +1,87 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/memory.h"
+#include "core/pipeline_cost.h"
 
 #include <algorithm>
 
 namespace paralens {
 namespace {
 
+// Bytes per token of a dropout mask (one byte per element) when dropout is on.
+double maskBytes(const ActivationShape& a)
+{
+    return a.dropout ? 1.0 : 0.0;
+}
+
 // Attention block of one layer per micro-batch, before the division by CP: norm input 2,
-// QKV input 2, dropout mask 1 (replicated), Q/K/V and out-proj input (sharded), scores.
+// QKV input 2 (the gathered one when TP saves it), dropout mask 1 (replicated), Q/K/V and
+// out-proj input (sharded), scores.
 double attentionBlockBytes(const Dims& d, const ActivationShape& a)
 {
     const double sb = d.s * d.b;
-    double bytes = 5 * sb * d.h / d.tsp + sb * (2 * (d.q + 2 * d.kv) + 2 * d.q) / d.t;
+    const double qkvInput = 2 * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
+    double bytes = (2 + maskBytes(a)) * sb * d.h / d.tsp + qkvInput +
+                   sb * (2 * (d.q + 2 * d.kv) + 2 * d.q) / d.t;
     if (a.flash_attention)
         bytes += 4 * d.heads * sb / d.t; // fp32 log-sum-exp per row (Dao et al. 2022)
     else if (a.recompute != Recompute::Selective)
-        bytes += 5 * d.heads * d.s * sb / d.t; // softmax out 2, mask 1, dropout out 2
+        // Softmax output 2; with dropout also its mask 1 and output 2 (Korthikanti Table 2).
+        bytes += (2 + 3 * maskBytes(a)) * d.heads * d.s * sb / d.t;
     return bytes;
 }
 
+// MLP block: norm input 2, fc1 input 2 (gathered when TP saves it), dropout mask 1 (replicated)
+// + the GeLU/SwiGLU tensors.
+double mlpBlockBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
+{
+    const double sb = d.s * d.b;
+    const double fc1Input = 2 * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
+    return (2 + maskBytes(a)) * sb * d.h / d.tsp + fc1Input +
+           sb * d.mlpStoredBytes() * double(m.ffn_hidden) / d.t;
+}
+
+// torchtitan's per-op selective AC (parallelisms/parallelize_llama.py, _save_list and its
+// "every second mm" rule): the block input (the checkpoint's argument), the outputs of the odd
+// matmuls of the block (Q, V, the first MLP matmul, and with a gated MLP the down projection,
+// whose per-rank output is the un-reduced b·s × h partial sum), the SDPA output with its fp32
+// log-sum-exp, and with SP the two reduce-scatter outputs. Dropout-free (Llama).
+double opSacLayerBytes(const ModelSpec& m, const Dims& d)
+{
+    const double sb = d.s * d.b;
+    const double ffn = double(m.ffn_hidden);
+    double perToken = 2 * d.h / d.tsp;                   // checkpointed block input
+    perToken += (2 * d.q + 2 * d.kv + 2 * ffn) / d.t;    // Q, V, first MLP matmul
+    perToken += d.c > 2 ? 2 * d.h : 0.0;                 // down projection (7th matmul)
+    perToken += (2 * d.q + 4 * d.heads) / d.t;           // SDPA output + log-sum-exp
+    perToken += d.tsp > 1 ? 2 * (2 * d.h / d.tsp) : 0.0; // SP reduce-scatter outputs
+    return sb * perToken;
+}
+
 // Communication buffers of one GPU: NCCL's per process group (`groups` of them), then under
-// ZeRO-3 the gathered layers (current + prefetch) and one layer's unsharded gradient, and with
-// a sharded optimizer the framework's reduce and all-gather buckets.
+// ZeRO-3 the gathered units (current + prefetch; FSDP2's root unit stays gathered) and one
+// unit's gradients while they are reduce-scattered, and with a sharded optimizer the
+// framework's reduce and all-gather buckets. A stage kept gathered whole (FSDP2 without
+// reshard, or under PP) holds its parameters in ModelStateBytes instead.
 double commBufferBytes(const ParallelPlan& pl, const FrameworkConventions& fw,
-                       const ModelConstants& k, const StageParams& sp, int groups)
+                       const ModelConstants& k, const StageLayers& st, const StageParams& sp,
+                       double head_params, int groups)
 {
     double buffers = groups * k.nccl_bytes_per_group;
     if (pl.zero >= 3) {
-        double live = fw.zero3_live_layers * sp.largest_layer;
-        if (fw.zero3_max_live_params > 0)
-            live = std::min(live, fw.zero3_max_live_params);
-        buffers += live * fw.weight_bytes;
-        if (fw.zero3_layer_grads)
-            buffers += sp.largest_layer * fw.grad_bytes;
+        if (!stageKeptGathered(fw, pl.zero)) {
+            double live = fw.zero3_live_layers * sp.largest_layer;
+            if (fw.zero3_max_live_params > 0)
+                live = std::min(live, fw.zero3_max_live_params);
+            if (fw.zero3_root_unsharded && (st.first || st.last))
+                live += sp.embedding;
+            buffers += live * fw.weight_bytes;
+        }
+        // With unsharded accumulation only the compute-dtype gradient waits to be added.
+        const double unitGrad =
+            fw.zero3_accumulate_unsharded ? fw.compute_grad_bytes : fw.zero3_unit_grad_bytes;
+        buffers += sp.largest_layer * unitGrad;
+        if (fw.zero3_root_unsharded && st.last && !fw.zero3_accumulate_unsharded)
+            buffers += head_params * fw.compute_grad_bytes; // waits for the root's reduce
     }
     if (pl.zero >= 1 && pl.dp > 1) {
         buffers += std::min(fw.reduce_bucket_elements, sp.total()) * fw.grad_bytes;
@@ -42,15 +91,30 @@ double commBufferBytes(const ParallelPlan& pl, const FrameworkConventions& fw,
     return buffers;
 }
 
+// torch.distributed.pipelining's per-micro-batch tensors on stage r of p with v local chunks and
+// m micro-batches: the outputs kept for the in-flight micro-batches' backward, and receive
+// buffers for every micro-batch of every chunk (activations in unless the chunk is the model's
+// first, gradients back unless it is the last), each one b·s·h hidden state (÷ t with SP).
+double pipelineBufferBytes(const ParallelPlan& pl, const Dims& d, int r, double inflight,
+                           double microbatches)
+{
+    const int p = std::max(1, pl.pp), v = std::max(1, pl.virtual_stages);
+    if (p == 1)
+        return 0;
+    const double hidden = 2 * d.s * d.b * d.h / d.tsp / d.cp;
+    const double recv = 2.0 * v - (r == 0 ? 1 : 0) - (r == p - 1 ? 1 : 0);
+    const double kept = r == p - 1 && v == 1 ? 0.0 : inflight; // the last stage sends none
+    return hidden * (kept + recv * microbatches);
+}
+
 // The activation formulas on precomputed sizes (stageMemory() computes them once for all).
 double denseLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
 {
-    const double sb = d.s * d.b;
     if (a.recompute == Recompute::Full)
-        return 2 * sb * d.h / d.tsp / d.cp;
-    // MLP block: norm input 2, fc1 input 2, dropout mask 1 (replicated) + GeLU/SwiGLU tensors.
-    const double mlp = 5 * sb * d.h / d.tsp + sb * d.mlpStoredBytes() * double(m.ffn_hidden) / d.t;
-    return (attentionBlockBytes(d, a) + mlp) / d.cp;
+        return 2 * d.s * d.b * d.h / d.tsp / d.cp;
+    if (a.recompute == Recompute::Selective && a.selective == SelectivePolicy::SaveMatmuls)
+        return opSacLayerBytes(m, d) / d.cp;
+    return (attentionBlockBytes(d, a) + mlpBlockBytes(m, d, a)) / d.cp;
 }
 
 double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
@@ -63,24 +127,58 @@ double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a
     const double k = m.moe.top_k;
     const double fe = double(m.moe.expert_ffn_hidden);
     // Norm input 2h + mask 1h + router input 2h + permuted copies 2kh + combine 2kh + logits 4E.
-    const double replicated = (5 * d.h + 4 * k * d.h + 4.0 * m.moe.experts) / d.tsp;
+    const double replicated =
+        ((4 + maskBytes(a)) * d.h + 4 * k * d.h + 4.0 * m.moe.experts) / d.tsp;
     const double stored = d.mlpStoredBytes();
     const double experts = (k * stored * fe + m.moe.shared_experts * stored * fe) / d.t;
-    return (attentionBlockBytes(d, a) + sb * (replicated + experts)) / d.cp;
+    ActivationShape attn = a;
+    attn.tp_gathered_input = false; // the MoE estimate keeps Megatron's layout
+    return (attentionBlockBytes(d, attn) + sb * (replicated + experts)) / d.cp;
 }
 
-double embeddingBytes(const Dims& d)
+// What one layer's backward rebuilds on top of the stored activations: with full recompute
+// the whole layer, with per-op SAC what it did not save (the largest of dense and MoE).
+double recomputeWorkingSet(const ModelSpec& m, const Dims& d, const ActivationShape& a)
 {
-    return (8 * d.s * d.b + d.s * d.b * d.h / d.tsp) / d.cp;
+    const bool opSac =
+        a.recompute == Recompute::Selective && a.selective == SelectivePolicy::SaveMatmuls;
+    if (a.recompute != Recompute::Full && !opSac)
+        return 0;
+    ActivationShape none = a;
+    none.recompute = Recompute::None;
+    const double dense = denseLayerBytes(m, d, none) - (opSac ? denseLayerBytes(m, d, a) : 0.0);
+    const double moe = m.isMoe() && !opSac ? moeLayerBytes(m, d, none) : 0.0;
+    return std::max({0.0, dense, moe});
 }
 
+double embeddingBytes(const Dims& d, const ActivationShape& a)
+{
+    return (8 * d.s * d.b + maskBytes(a) * d.s * d.b * d.h / d.tsp) / d.cp;
+}
+
+// Per in-flight micro-batch: final-norm input 2h, LM-head input 2h, and one fp32 copy of the
+// logits (the stored softmax or log-probabilities).
 double headBytes(const Dims& d, std::int64_t vocab_pad)
 {
     const double sb = d.s * d.b;
     return (4 * sb * d.h / d.tsp + 4 * sb * double(vocab_pad) / d.t) / d.cp;
 }
 
+// The loss's further fp32 logits copies at its backward peak, once per step (docs/model.md).
+double lossTransientBytes(const FrameworkConventions& fw, const Dims& d, std::int64_t vocab_pad)
+{
+    const double copies =
+        fw.loss_logit_copies - 1 + (d.t > 1 ? fw.loss_parallel_extra_copies : 0.0);
+    return std::max(0.0, copies) * 4 * d.s * d.b * double(vocab_pad) / d.t / d.cp;
+}
+
 } // namespace
+
+bool stageKeptGathered(const FrameworkConventions& fw, int zero)
+{
+    return fw.sharded_param_is_master &&
+           (zero <= 2 || !fw.zero3_reshard_after_forward || fw.zero3_accumulate_unsharded);
+}
 
 double denseLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
 {
@@ -94,7 +192,7 @@ double moeLayerActivationBytes(const ModelSpec& m, const ActivationShape& a)
 
 double embeddingActivationBytes(const ModelSpec& m, const ActivationShape& a)
 {
-    return embeddingBytes(dimsOf(m, a));
+    return embeddingBytes(dimsOf(m, a), a);
 }
 
 double headActivationBytes(const ModelSpec& m, const ActivationShape& a, std::int64_t vocab_pad)
@@ -107,6 +205,21 @@ ModelStateBytes modelStateBytes(double params, const FrameworkConventions& fw, i
 {
     shard = std::max(1.0, shard);
     ModelStateBytes b;
+    if (fw.sharded_param_is_master) {
+        // FSDP2: fp32 sharded parameters (the master) and gradients, moments; CPU offload moves
+        // all three off the GPU. The bf16 compute copy is held whole while gathered.
+        const double optShard = zero >= 1 ? shard : 1.0;
+        b.parameters = offload ? 0.0 : params * fw.master_bytes / optShard;
+        b.gradients = offload ? 0.0 : params * fw.grad_bytes / (zero >= 2 ? shard : 1.0);
+        b.optimizer_states = offload ? 0.0 : params * fw.moment_bytes / optShard;
+        if (stageKeptGathered(fw, zero))
+            b.parameters += params * fw.weight_bytes;
+        // Under PP the gradients accumulate unsharded in the reduce dtype until the last
+        // micro-batch; the shard exists only after that reduce-scatter, the accumulator freed.
+        if (zero >= 2 && fw.zero3_accumulate_unsharded && !offload)
+            b.gradients = params * fw.grad_reduce_bytes;
+        return b;
+    }
     b.parameters = params * fw.weight_bytes / (zero >= 3 ? shard : 1.0);
     b.gradients = params * fw.grad_bytes / (zero >= 2 ? shard : 1.0);
     b.optimizer_states = offload ? 0.0 : params * fw.optimizerBytes() / (zero >= 1 ? shard : 1.0);
@@ -122,23 +235,24 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
     const int p = std::max(1, pl.pp);
     est.stages.resize(std::size_t(p));
 
-    const ActivationShape shape = ActivationShape::of(s);
+    const ActivationShape shape = ActivationShape::of(s, fw);
     const Dims d = dimsOf(m, shape);
     const double denseAct = denseLayerBytes(m, d, shape);
     const double moeAct = moeLayerBytes(m, d, shape);
     const std::int64_t vpad = paddedVocab(m.vocab, pl.tp, k.vocab_divisible_by);
-    const double embAct = embeddingBytes(d);
+    const double embAct = embeddingBytes(d, shape);
     const double headAct = headBytes(d, vpad);
-    const double logitGrad = 4 * d.s * d.b * double(vpad) / d.t / d.cp;
-    // Full recompute rebuilds one layer's activations during its backward.
-    double recomputeLayer = 0;
-    if (shape.recompute == Recompute::Full) {
-        ActivationShape none = shape;
-        none.recompute = Recompute::None;
-        recomputeLayer =
-            std::max(denseLayerBytes(m, d, none), m.isMoe() ? moeLayerBytes(m, d, none) : 0.0);
-    }
+    // One at a time: the loss's copies are freed before the last layer's backward rebuilds it.
+    const double lossPeak = lossTransientBytes(fw, d, vpad);
+    const double recomputeLayer = recomputeWorkingSet(m, d, shape);
+    const double headParams = double(vpad) * d.h / d.t;
 
+    // FSDP2's gradients are plain .grad tensors that the step's zero_grad() frees (set_to_none):
+    // with one micro-batch and no PP none exists yet at the peak, the loss at the start of the
+    // backward; the shards appear as the backward frees the activations.
+    const bool gradsAtPeak = !fw.sharded_param_is_master || fw.zero3_accumulate_unsharded ||
+                             safeMicrobatches(s.training, pl) > 1;
+    const double mb = safeMicrobatches(s.training, pl);
     const ZeroShards shards = zeroShards(pl);
     int groups = 0;
     for (int g : {pl.tp, pl.cp, pl.dp, pl.ep, pl.pp})
@@ -158,7 +272,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         const ModelStateBytes expert =
             modelStateBytes(sp.expert, fw, pl.zero, shards.expert, pl.offload_optimizer);
         out.parameters = dense.parameters + expert.parameters;
-        out.gradients = dense.gradients + expert.gradients;
+        out.gradients = gradsAtPeak ? dense.gradients + expert.gradients : 0.0;
         out.optimizer_states = dense.optimizer_states + expert.optimizer_states;
 
         double perMb = (st.layers - st.moe_layers) * denseAct + st.moe_layers * moeAct;
@@ -166,15 +280,22 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
             perMb += embAct;
         if (st.last)
             perMb += headAct;
-        double act = perMb * out.inflight_microbatches;
-        if (st.last)
-            act += logitGrad;
-        if (st.layers > 0)
-            act += recomputeLayer;
-        out.activations = act;
+        const double transient =
+            std::max(st.last ? lossPeak : 0.0, st.layers > 0 ? recomputeLayer : 0.0);
+        out.activations = perMb * out.inflight_microbatches + transient;
 
-        out.comm_buffers = commBufferBytes(pl, fw, k, sp, groups);
-        out.runtime_overhead = k.cuda_context_bytes + k.activation_temporaries_fraction * act;
+        out.comm_buffers = commBufferBytes(pl, fw, k, st, sp, st.last ? headParams : 0.0, groups);
+        if (fw.pp_buffers_per_microbatch)
+            out.comm_buffers += pipelineBufferBytes(pl, d, r, out.inflight_microbatches, mb);
+        out.runtime_overhead =
+            k.cuda_context_bytes + k.activation_temporaries_fraction * out.activations;
+        out.outside_allocator = k.cuda_context_bytes + groups * k.nccl_bytes_per_group;
+        // Where the loss's fp32 copies set the peak, the blocks a layer's forward freed (what
+        // it did not keep for backward) lie between the stored activations, too small for those
+        // copies: the caching allocator maps new memory and keeps them cached. Where a layer's
+        // recompute sets the peak, it reuses them.
+        if (st.last && lossPeak > recomputeLayer)
+            out.allocator_cached = recomputeLayer;
     }
 }
 

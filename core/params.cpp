@@ -126,6 +126,15 @@ int autoChunkLayers(int layers, int C, int c, LayerSplit rule)
     const int rem = layers % C;
     if (rule == LayerSplit::ExtraFirst)
         return q + (c < rem ? 1 : 0);
+    if (rule == LayerSplit::ExtraMiddle) {
+        // Chunk 0 the base, chunks 1, 2, ... one extra while they last, the last chunk the rest
+        // (which is the base whenever rem < C - 1; with rem = C - 1 it takes the last extra).
+        if (c == 0 || C == 1)
+            return c == 0 && C == 1 ? layers : q;
+        if (c < C - 1)
+            return q + (c <= rem ? 1 : 0);
+        return layers - q - (C - 2) * q - std::min(rem, C - 2);
+    }
     // ShortEnds: C - rem chunks are short; hand them out from both ends inward:
     // position of c in the order 0, C-1, 1, C-2, ...
     const int shorts = C - rem;

@@ -55,6 +55,10 @@ constexpr std::array<std::pair<CpComm, std::string_view>, 4> kCpComm{
      {CpComm::P2P, "p2p"},
      {CpComm::AllGather, "all-gather"},
      {CpComm::AllToAll, "a2a"}}};
+constexpr std::array<std::pair<ReshardAfterForward, std::string_view>, 3> kReshard{
+    {{ReshardAfterForward::Default, "default"},
+     {ReshardAfterForward::Always, "always"},
+     {ReshardAfterForward::Never, "never"}}};
 
 } // namespace
 
@@ -90,6 +94,10 @@ std::string_view toString(CpComm v)
 {
     return nameOf(kCpComm, v);
 }
+std::string_view toString(ReshardAfterForward v)
+{
+    return nameOf(kReshard, v);
+}
 std::optional<Schedule> parseSchedule(std::string_view s)
 {
     return valueOf(kSchedules, s);
@@ -113,6 +121,10 @@ std::optional<Optimizer> parseOptimizer(std::string_view s)
 std::optional<CpComm> parseCpComm(std::string_view s)
 {
     return valueOf(kCpComm, s);
+}
+std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view s)
+{
+    return valueOf(kReshard, s);
 }
 
 } // namespace paralens

@@ -58,6 +58,15 @@ enum class CpComm
     AllToAll,  ///< Ulysses: all-to-alls trade the sequence split for a head split
 };
 
+/// torchtitan's `parallelism.fsdp_reshard_after_forward` policy for FSDP2 under ZeRO-3: whether
+/// a block's gathered parameters are freed after its forward (and gathered again in backward).
+enum class ReshardAfterForward
+{
+    Default, ///< "always" without pipeline parallelism, "never" with it (torchtitan's default)
+    Always,
+    Never,
+};
+
 /// How the model is split over GPUs. Rank order is Megatron's tp-cp-ep-dp-pp.
 struct ParallelPlan
 {
@@ -129,6 +138,15 @@ struct TrainingSettings
     /// wait for; 0 = the framework's default (moeLoadImbalance()). 1 = balanced, e.g. with
     /// Megatron-Core --moe-router-force-load-balancing, as NVIDIA's MoE benchmarks run.
     double moe_load_imbalance = 0;
+    /// Dropout in the layers (masks stored, element-wise passes). Unset: the framework's out-of-
+    /// the-box recipe (dropoutOn()).
+    std::optional<bool> dropout;
+    /// FSDP2 under ZeRO-3 only (see ReshardAfterForward).
+    ReshardAfterForward fsdp_reshard_after_forward = ReshardAfterForward::Default;
+
+    /// Megatron-LM's hidden_dropout / attention_dropout default to 0.1, and Megatron-DeepSpeed's
+    /// GPT recipes keep them; torchtitan's Llama has no dropout at all (models/llama/model.py).
+    bool dropoutOn() const { return dropout.value_or(framework != Framework::FSDP); }
 
     /// Micro-batches per pipeline per step, m = B / (b * dp).
     int microbatches(int dp) const { return global_batch / (micro_batch * dp); }
@@ -142,6 +160,7 @@ std::string_view toString(Framework);
 std::string_view toString(Optimizer);
 std::string_view toString(MoeDispatcher); ///< "default", "allgather", "alltoall", "deepep", ...
 std::string_view toString(CpComm);        ///< "default", "p2p", "all-gather", "a2a"
+std::string_view toString(ReshardAfterForward);
 std::optional<Schedule> parseSchedule(std::string_view);
 std::optional<Recompute> parseRecompute(std::string_view);
 std::optional<Precision> parsePrecision(std::string_view);
@@ -149,5 +168,6 @@ std::optional<Framework> parseFramework(std::string_view);
 std::optional<Optimizer> parseOptimizer(std::string_view);
 std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view);
 std::optional<CpComm> parseCpComm(std::string_view);
+std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view);
 
 } // namespace paralens

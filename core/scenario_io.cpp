@@ -114,6 +114,11 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readBool("overlap_grad_reduce", ts.overlap_grad_reduce);
     r.readBool("compile", ts.compile);
     r.readDouble("moe_load_imbalance", ts.moe_load_imbalance, 1.0, bounds::kMaxMoeLoadImbalance);
+    bool dropout = false;
+    if (r.readBool("dropout", dropout))
+        ts.dropout = dropout;
+    r.readEnum("fsdp_reshard_after_forward", ts.fsdp_reshard_after_forward,
+               parseReshardAfterForward, "default, always, never");
     r.finish();
 }
 
@@ -132,7 +137,8 @@ constexpr std::array kKeyOrder{
     "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "optimizer", "framework", "overlap_grad_reduce", "compile", "moe_load_imbalance"};
+    "optimizer", "framework", "overlap_grad_reduce", "compile", "moe_load_imbalance", "dropout",
+    "fsdp_reshard_after_forward"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -256,6 +262,12 @@ json scenarioToJson(const Scenario& s)
         j["parallel"]["moe_overlap"] = true;
     if (p.cp_comm != CpComm::Default)
         j["parallel"]["cp_comm"] = std::string(toString(p.cp_comm));
+    // Written only when chosen: unset follows the framework (dropoutOn(), torchtitan's policy).
+    if (t.dropout)
+        j["training"]["dropout"] = *t.dropout;
+    if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
+        j["training"]["fsdp_reshard_after_forward"] =
+            std::string(toString(t.fsdp_reshard_after_forward));
     if (!s.calibration.empty())
         j["calibration"] = s.calibration;
     return j;
@@ -310,7 +322,8 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.recompute == b.recompute && a.flash_attention == b.flash_attention &&
            a.optimizer == b.optimizer && a.framework == b.framework &&
            a.overlap_grad_reduce == b.overlap_grad_reduce && a.compile == b.compile &&
-           a.moe_load_imbalance == b.moe_load_imbalance;
+           a.moe_load_imbalance == b.moe_load_imbalance && a.dropout == b.dropout &&
+           a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

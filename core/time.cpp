@@ -32,6 +32,7 @@ struct StageSweep
     int slow = 0;             ///< the critical stage: the largest per-micro-batch total
     double dp_exposed = 0;    ///< once-per-step DP collectives left after their overlap windows
     double dp_total_slow = 0; ///< every DP collective of the critical stage in one step
+    double dp_mb_slow = 0; ///< per-micro-batch DP seconds its compute does not hide, critical stage
     OptimizerTimes optimizer; ///< the slowest stage's optimizer step and offload
     CommSeconds comm_slow;    ///< TP, CP, EP seconds per micro-batch on the critical stage
 };
@@ -87,17 +88,21 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         const double hiddenF = std::min(dp.hideable_forward, t.forward_seconds);
         const double hiddenB =
             std::min(dp.hideable_backward, t.backward_seconds + t.weight_seconds);
+        // ZeRO-2/3's per-micro-batch collectives hide only under that micro-batch's compute.
+        const double mbExposed = (dp.forward - hiddenF) + (dp.backward - hiddenB);
         t.forward_seconds += dp.forward - hiddenF;
         t.backward_seconds += dp.backward - hiddenB;
 
         const double bw = t.backward_seconds + t.weight_seconds;
         // A framework that overlaps the gradient reduction hides it under a share of the
-        // backward (ModelConstants::dp_overlap_fraction; 1 = all of it).
+        // backward (ModelConstants::dp_overlap_fraction; 1 = all of it), unless it is issued
+        // only after that backward.
+        const bool underBackward = fw.overlap_grad_reduce && !dp.grad_tail_after_backward;
         const double gradWindow =
-            slackB + (fw.overlap_grad_reduce ? in.constants->dp_overlap_fraction * bw : 0.0);
+            slackB + (underBackward ? in.constants->dp_overlap_fraction * bw : 0.0);
         const double paramWindow = slackF + (fw.overlap_param_gather ? t.forward_seconds : 0.0);
-        const double exposed =
-            std::max(0.0, dp.grad_tail - gradWindow) + std::max(0.0, dp.param_tail - paramWindow);
+        const double exposed = std::max(0.0, dp.grad_tail - gradWindow) +
+                               std::max(0.0, dp.param_tail - paramWindow) + dp.step_exposed;
         sw.dp_exposed = std::max(sw.dp_exposed, exposed);
         slackB += bw;
         slackF += t.forward_seconds;
@@ -108,8 +113,9 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         stage_times[r] = t;
         if (r == 0 || t.total() > stage_times[std::size_t(sw.slow)].total()) {
             sw.slow = int(r);
-            sw.dp_total_slow =
-                dp.grad_tail + dp.param_tail + sm.microbatches * (dp.forward + dp.backward);
+            sw.dp_total_slow = dp.grad_tail + dp.param_tail + dp.step_exposed +
+                               sm.microbatches * (dp.forward + dp.backward);
+            sw.dp_mb_slow = mbExposed;
             const double layers = st.layers, nm = st.moe_layers;
             const double tpLayers = layers - nm + nm * sm.moe_tp_share;
             sw.comm_slow.tp = tpLayers * (sm.tp.forward + sm.tp.backward);
@@ -138,7 +144,9 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     const double optimizer = sw.optimizer.gpu + in.constants->step_overhead_seconds;
     tb.step_seconds = pc.step_seconds + sw.dp_exposed + tied + optimizer + sw.optimizer.offload;
     const StageTimes& ss = stage_times[std::size_t(sw.slow)];
-    const double commSlow = sw.comm_slow.tp + sw.comm_slow.cp + sw.comm_slow.ep;
+    // The critical stage's per-micro-batch times hold its TP/CP/EP collectives and the DP ones
+    // its compute does not hide: those are communication, not compute.
+    const double commSlow = sw.comm_slow.tp + sw.comm_slow.cp + sw.comm_slow.ep + sw.dp_mb_slow;
     tb.compute_seconds = std::max(0.0, mb * (ss.total() - commSlow));
     tb.bubble_seconds = pc.bubble_seconds;
     tb.bubble_fraction = pc.bubble_fraction;
@@ -147,7 +155,7 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     tb.exposed.cp = mb * sw.comm_slow.cp;
     tb.exposed.ep = mb * sw.comm_slow.ep;
     tb.exposed.pp = pc.p2p_exposed_seconds + tied;
-    tb.exposed.dp = sw.dp_exposed;
+    tb.exposed.dp = sw.dp_exposed + mb * sw.dp_mb_slow;
     const StageLayers& sl = in.layers[std::size_t(sw.slow)];
     // In double: m (up to 1e9) times the layers overflows int (found by test_limits).
     const double tpLayers = sl.layers - sl.moe_layers * (1 - sm.moe_tp_share);
@@ -156,7 +164,7 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     tb.overlapped.ep = double(mb) * sl.moe_layers * sm.ep.hidden;
     const double hops = p2pHopFactor(in.scenario->parallel);
     tb.overlapped.pp = std::max(0.0, 2.0 * mb * hops * p2p - pc.p2p_exposed_seconds);
-    tb.overlapped.dp = std::max(0.0, sw.dp_total_slow - sw.dp_exposed);
+    tb.overlapped.dp = std::max(0.0, sw.dp_total_slow - tb.exposed.dp);
     tb.optimizer_seconds = optimizer;
     tb.offload_seconds = sw.optimizer.offload;
     tb.critical_stage = sw.slow;

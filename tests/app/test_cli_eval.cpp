@@ -39,7 +39,8 @@ private slots:
         const auto j = nlohmann::json::parse(r.out.toStdString());
         using S = std::set<std::string>;
         QVERIFY(keys(j) == (S{"gpus", "fits", "memory", "time", "throughput", "warnings"}));
-        QVERIFY(keys(j["memory"]) == (S{"capacity_bytes", "peak_bytes", "stages"}));
+        QVERIFY(keys(j["memory"]) == (S{"capacity_bytes", "peak_bytes", "peak_allocated_bytes",
+                                        "peak_reserved_bytes", "stages"}));
         QVERIFY(keys(j["time"]) == (S{"step_seconds", "compute_seconds", "bubble_fraction",
                                       "bubble_overhead", "comm"}));
         QVERIFY(keys(j["time"]["comm"]) == (S{"tp", "cp", "ep", "pp", "dp"}));
@@ -62,6 +63,10 @@ private slots:
             peak = std::max(peak, st["total"].get<double>());
         }
         QCOMPARE(j["memory"]["peak_bytes"].get<double>(), peak);
+        // PyTorch's allocated peak leaves out the CUDA context and NCCL; reserved adds the cache.
+        const double allocated = j["memory"]["peak_allocated_bytes"].get<double>();
+        QVERIFY(allocated > 0 && allocated < peak);
+        QVERIFY(j["memory"]["peak_reserved_bytes"].get<double>() >= allocated);
         QVERIFY(j["throughput"]["tokens_per_second"].get<double>() > 0);
         QVERIFY(j["time"]["step_seconds"].get<double>() > 0);
     }

@@ -204,6 +204,33 @@ private slots:
         QVERIFY(!scenarioToJson(d)["parallel"].contains("cp_comm"));
     }
 
+    void dropoutAndReshardPolicy()
+    {
+        // Unset, dropout follows the framework and is not written back; set, it round-trips.
+        Scenario s = parseScenario(R"({"training": {"framework": "fsdp"}})", "s.json");
+        QVERIFY(!s.training.dropout.has_value());
+        QVERIFY(!s.training.dropoutOn());
+        QVERIFY(s.training.fsdp_reshard_after_forward == ReshardAfterForward::Default);
+        QVERIFY(!scenarioToJson(s)["training"].contains("dropout"));
+        QVERIFY(!scenarioToJson(s)["training"].contains("fsdp_reshard_after_forward"));
+        s = parseScenario(R"({"training": {"framework": "fsdp", "dropout": true,
+                              "fsdp_reshard_after_forward": "never"}})",
+                          "s.json");
+        QVERIFY(s.training.dropoutOn());
+        QVERIFY(s.training.fsdp_reshard_after_forward == ReshardAfterForward::Never);
+        const Scenario back = parseScenario(scenarioToText(s), "back.json");
+        QVERIFY(back == s);
+        QCOMPARE(scenarioToJson(back)["training"]["fsdp_reshard_after_forward"].get<std::string>(),
+                 std::string("never"));
+        s.training.dropout = false;
+        s.training.framework = Framework::Megatron;
+        QVERIFY(parseScenario(scenarioToText(s), "b.json") == s);
+        QVERIFY(!parseScenario(scenarioToText(s), "b.json").training.dropoutOn());
+        const QString bad = errorOf(R"({"training": {"fsdp_reshard_after_forward": "sometimes"}})");
+        QVERIFY2(bad.contains("default, always, never"), qPrintable(bad));
+        QVERIFY(errorOf(R"({"training": {"dropout": 0.1}})").contains("training.dropout"));
+    }
+
     void defaultScenarioIsTheContract()
     {
         const Scenario s = defaultScenario();

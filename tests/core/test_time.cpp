@@ -102,7 +102,7 @@ struct Step
     Estimate est;
 
     Step(const Scenario& sc, const ModelConstants& kc)
-        : s(sc), k(kc), fw(conventions(sc.training.framework, sc.training.optimizer))
+        : s(sc), k(kc), fw(conventions(sc.training, sc.parallel))
     {
     }
     const TimeBreakdown& run()
