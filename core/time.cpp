@@ -90,8 +90,11 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
             std::min(dp.hideable_backward, t.backward_seconds + t.weight_seconds);
         // ZeRO-2/3's per-micro-batch collectives hide only under that micro-batch's compute.
         const double mbExposed = (dp.forward - hiddenF) + (dp.backward - hiddenB);
-        t.forward_seconds += dp.forward - hiddenF;
-        t.backward_seconds += dp.backward - hiddenB;
+        // Hidden collectives still hold ModelConstants::comm_sm_share of the SMs, which the
+        // compute they run beside loses for that time (overlap is not free).
+        const double share = in.constants->comm_sm_share;
+        t.forward_seconds += dp.forward - hiddenF + share * hiddenF;
+        t.backward_seconds += dp.backward - hiddenB + share * hiddenB;
 
         const double bw = t.backward_seconds + t.weight_seconds;
         // A framework that overlaps the gradient reduction hides it under a share of the
@@ -101,8 +104,13 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         const double gradWindow =
             slackB + (underBackward ? in.constants->dp_overlap_fraction * bw : 0.0);
         const double paramWindow = slackF + (fw.overlap_param_gather ? t.forward_seconds : 0.0);
+        // The part of each window that is this stage's compute, not pipeline idle time, pays
+        // the SM share too.
+        const double gradUnder = std::max(0.0, std::min(dp.grad_tail, gradWindow) - slackB);
+        const double paramUnder = std::max(0.0, std::min(dp.param_tail, paramWindow) - slackF);
         const double exposed = std::max(0.0, dp.grad_tail - gradWindow) +
-                               std::max(0.0, dp.param_tail - paramWindow) + dp.step_exposed;
+                               std::max(0.0, dp.param_tail - paramWindow) + dp.step_exposed +
+                               share * (gradUnder + paramUnder);
         sw.dp_exposed = std::max(sw.dp_exposed, exposed);
         slackB += bw;
         slackF += t.forward_seconds;

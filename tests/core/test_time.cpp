@@ -362,13 +362,15 @@ private slots:
         QVERIFY_CLOSE(t.exposed.dp, allReduce, 1e-12);
         QCOMPARE(t.overlapped.dp, 0.0);
 
-        // Overlapped with the last backward: only what outlasts it is exposed, and the two
-        // parts add up to the whole reduction.
+        // Overlapped with the last backward: what outlasts it is exposed, and the hidden part
+        // costs the backward the SM share the collective holds; the parts add up to the whole.
         Step overlapped(s, ModelConstants{});
         const TimeBreakdown& o = overlapped.run();
         const StageTimes& st = overlapped.times[0];
+        const double bw = st.backward_seconds + st.weight_seconds;
+        const double share = ModelConstants{}.comm_sm_share;
         QVERIFY_CLOSE(o.exposed.dp,
-                      std::max(0.0, allReduce - (st.backward_seconds + st.weight_seconds)), 1e-12);
+                      std::max(0.0, allReduce - bw) + share * std::min(allReduce, bw), 1e-12);
         QVERIFY_CLOSE(o.exposed.dp + o.overlapped.dp, allReduce, 1e-12);
         QVERIFY(o.step_seconds < t.step_seconds);
     }
