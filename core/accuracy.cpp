@@ -327,8 +327,7 @@ double predictMeasurement(const Scenario& s, const Measurement& m, const Estimat
     case RunMetric::PeakMemoryGib:
         // The statistic that was measured: PyTorch's allocated or reserved peak (neither sees the
         // CUDA context or NCCL's buffers; reserved adds the blocks the allocator keeps cached).
-        return (m.memory == MemoryKind::Reserved ? e.peak_reserved_bytes
-                                                 : e.peak_allocated_bytes) /
+        return (m.memory == MemoryKind::Reserved ? e.peak_reserved_bytes : e.peak_allocated_bytes) /
                kGiB;
     }
     return 0;

@@ -265,7 +265,8 @@ private slots:
     {
         const PresetLibrary& lib = PresetLibrary::builtin();
         QCOMPARE(hardwareTemplate("a100-40gb", lib).hardware_id, std::string("a100-40gb"));
-        // The documented vTrain cluster: 8 per node, 300 GB/s NVLink (A100 datasheet), 800 Gb/s per node.
+        // The documented vTrain cluster: 8 per node, 300 GB/s NVLink (A100 datasheet), 800 Gb/s per
+        // node.
         const Scenario v = hardwareTemplate(
             PARALENS_SOURCE_DIR "/resources/examples/vtrain-a100-cluster.json", lib);
         QVERIFY(v.hardware_id.empty());

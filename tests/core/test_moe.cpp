@@ -265,10 +265,13 @@ private slots:
         const ModelConstants k;
         const KernelModel km = kernelModel(s, k, nullptr);
         const Dims d = dimsOf(s.model, ActivationShape::of(s), 8);
-        const LayerTimes balanced = layerTimes(s.model, d, km, s.parallel, s.training, k, AttentionSetup{}, true);
+        const LayerTimes balanced =
+            layerTimes(s.model, d, km, s.parallel, s.training, k, AttentionSetup{}, true);
         s.training.moe_load_imbalance = 2;
-        const LayerTimes skewed = layerTimes(s.model, d, km, s.parallel, s.training, k, AttentionSetup{}, true);
-        const LayerTimes dense = layerTimes(s.model, d, km, s.parallel, s.training, k, AttentionSetup{}, false);
+        const LayerTimes skewed =
+            layerTimes(s.model, d, km, s.parallel, s.training, k, AttentionSetup{}, true);
+        const LayerTimes dense =
+            layerTimes(s.model, d, km, s.parallel, s.training, k, AttentionSetup{}, false);
         QVERIFY(skewed.f > balanced.f && skewed.f < 2 * balanced.f);
         QVERIFY(balanced.f > 0.9 * dense.f); // top-2 of 8 on 8 ranks: one expert's N·2 rows
     }

@@ -66,7 +66,8 @@ private slots:
             {"reference/megatron-bridge-llama3.paralens-runs.json", 4 + 3},
             {"reference/megascale-2024-table2.paralens-runs.json", 8}, // the Megatron-LM rows
             {"reference/bloom-176b.paralens-runs.json", 1},
-            {"reference/moe-published.json", 3}, // Qwen3 30B and 235B (Megatron-Bridge), DeepSeek-V3
+            {"reference/moe-published.json",
+             3}, // Qwen3 30B and 235B (Megatron-Bridge), DeepSeek-V3
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(

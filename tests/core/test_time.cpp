@@ -369,8 +369,8 @@ private slots:
         const StageTimes& st = overlapped.times[0];
         const double bw = st.backward_seconds + st.weight_seconds;
         const double share = ModelConstants{}.comm_sm_share;
-        QVERIFY_CLOSE(o.exposed.dp,
-                      std::max(0.0, allReduce - bw) + share * std::min(allReduce, bw), 1e-12);
+        QVERIFY_CLOSE(o.exposed.dp, std::max(0.0, allReduce - bw) + share * std::min(allReduce, bw),
+                      1e-12);
         QVERIFY_CLOSE(o.exposed.dp + o.overlapped.dp, allReduce, 1e-12);
         QVERIFY(o.step_seconds < t.step_seconds);
     }
