@@ -10,24 +10,16 @@
 #include "core/presets.h"
 #include "core/topology.h"
 
+#include "test_close.h"
+
 #include <QTest>
 
 #include <cmath>
 
 using namespace paralens;
+using paralens::testing::close;
 
 namespace {
-
-bool close(double a, double b, double rel = 1e-9)
-{
-    return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
-}
-
-#define QVERIFY_CLOSE(a, b, rel)                                                                   \
-    QVERIFY2(                                                                                      \
-        close((a), (b), (rel)),                                                                    \
-        qPrintable(                                                                                \
-            QString("%1 = %2, expected %3").arg(#a).arg((a), 0, 'g', 17).arg((b), 0, 'g', 17)))
 
 // Llama 3 8B (Grattafiori et al. 2024, Table 3): h 4096, 32 heads, 8 KV heads, FFN 14336.
 ModelSpec llama8b()

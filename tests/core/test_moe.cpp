@@ -14,6 +14,7 @@
 #include "core/params.h"
 #include "core/topology.h"
 #include "core/validate.h"
+#include "test_close.h"
 #include "test_scenarios.h"
 
 #include <QTest>
@@ -22,14 +23,10 @@
 #include <cmath>
 
 using namespace paralens;
+using paralens::testing::close;
 using namespace paralens::testmodels;
 
 namespace {
-
-bool close(double a, double b, double rel = 1e-9)
-{
-    return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
-}
 
 // NVLink 450 GB/s × 0.80 and NDR 50 GB/s × 0.92 per GPU (ModelConstants defaults).
 constexpr double kNvlink = 450e9 * 0.80, kNic = 50e9 * 0.92;

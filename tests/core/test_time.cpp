@@ -11,6 +11,7 @@
 #include "core/framework.h"
 #include "core/time.h"
 #include "core/validate.h"
+#include "test_close.h"
 #include "test_scenarios.h"
 
 #include <QTest>
@@ -20,20 +21,10 @@
 #include <vector>
 
 using namespace paralens;
+using paralens::testing::close;
 using namespace paralens::testmodels;
 
 namespace {
-
-bool close(double a, double b, double rel = 1e-9)
-{
-    return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
-}
-
-#define QVERIFY_CLOSE(a, b, rel)                                                                   \
-    QVERIFY2(                                                                                      \
-        close((a), (b), (rel)),                                                                    \
-        qPrintable(                                                                                \
-            QString("%1 = %2, expected %3").arg(#a).arg((a), 0, 'g', 17).arg((b), 0, 'g', 17)))
 
 // A small Llama-style model (SwiGLU, RMSNorm, no biases, untied): per layer 4h² + 3·h·ffn + 2h
 // parameters (q = kv = h), plus V·h embedding, V·h LM head and the final norm h.
