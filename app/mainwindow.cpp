@@ -5,6 +5,7 @@
 #include "app/compare.h"
 #include "app/document.h"
 #include "app/export.h"
+#include "app/report.h"
 #include "app/tooldocks.h"
 #include "app/workshop.h"
 #include "core/evaluate.h"
@@ -202,6 +203,7 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         m_memory->setEstimate(e.estimate, e.scenario);
         m_breakdown->setEstimate(e.estimate);
         m_topology->setScenario(e.scenario);
+        m_headline->setCalibrationSource(calibrationSource(e));
         m_headline->setEstimate(e.estimate);
         m_gantt->setTimeline(e.timeline);
         m_memory->setHighlightedStage(m_gantt->selectedStage());
@@ -388,7 +390,10 @@ void MainWindow::exportReportDialog()
     if (path.isEmpty())
         return;
     QString error;
-    if (!exportReport(path, m_shown.scenario, m_headline, charts(), &error))
+    ReportContent content{m_shown, std::nullopt, charts()};
+    if (m_compare->isPinned())
+        content.baseline = m_compare->baseline();
+    if (!exportReport(path, content, &error))
         showError(tr("Export failed"), error);
 }
 
