@@ -300,18 +300,27 @@ void GanttView::updateTimeUnit()
 
 void GanttView::adaptLayoutTo(const QSize& size)
 {
-    // The legend row under the chart breaks into more rows where its entries are wider
-    // than the plot, instead of running under the frame.
+    // The legend row under the chart breaks into more rows where its entries are wider than
+    // the plot, instead of running under the frame: the most columns whose widest entries
+    // fit side by side.
     const int room = size.width() - m_legend->margins().left() - m_legend->margins().right() - 8;
     const QList<QCPAbstractLegendItem*> items = legendItems(m_legend);
-    int used = 0, fit = 0;
-    for (QCPLayoutElement* item : items) {
-        used += item->minimumOuterSizeHint().width() + m_legend->columnSpacing();
-        if (used > room)
+    const int n = int(items.size());
+    int columns = std::max(1, n);
+    for (; columns > 1; --columns) {
+        std::vector<int> widths(std::size_t(columns), 0);
+        for (int i = 0; i < n; ++i) {
+            int& w = widths[std::size_t(i % columns)];
+            w = std::max(w,
+                         static_cast<QCPLayoutElement*>(items[i])->minimumOuterSizeHint().width());
+        }
+        int total = m_legend->columnSpacing() * (columns - 1);
+        for (int w : widths)
+            total += w;
+        if (total <= room)
             break;
-        ++fit;
     }
-    const int wrap = fit < int(items.size()) ? std::max(1, fit) : 0;
+    const int wrap = columns < n ? columns : 0;
     if (wrap != m_legend->wrap()) {
         m_legend->setWrap(wrap);
         m_legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
