@@ -47,12 +47,15 @@ build_measure() {
     local common="-DCMAKE_BUILD_TYPE=Release -DPARALENS_BUILD_GUI=OFF -DCMAKE_PREFIX_PATH=$DEPS"
     common+=" -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHS:-90} $LAUNCHER"
     # With Qt 6 (Core, Test) the tests configure too, for test_measure_gpu; without, not.
+    # A second run keeps the first one's choice (and its build).
     TESTS=ON
+    local cache=build/device/CMakeCache.txt
+    [ -f $cache ] && grep -q '^BUILD_TESTING:BOOL=OFF' $cache && TESTS=OFF
     # shellcheck disable=SC2086
-    cmake -S . -B build/device $GEN $common -DBUILD_TESTING=ON >"$OUTDIR/configure.log" 2>&1 || {
+    cmake -S . -B build/device $GEN $common -DBUILD_TESTING=$TESTS >"$OUTDIR/configure.log" 2>&1 || {
+        [ $TESTS = ON ] || { tail -30 "$OUTDIR/configure.log"; exit 1; }
         TESTS=OFF
         echo "configure with tests failed (no Qt 6 Test?): building the tool alone"
-        rm -rf build/device
         # shellcheck disable=SC2086
         cmake -S . -B build/device $GEN $common -DBUILD_TESTING=OFF >"$OUTDIR/configure.log" 2>&1 ||
             { tail -30 "$OUTDIR/configure.log"; exit 1; }
@@ -190,7 +193,7 @@ if m:
 for name, curves in (c or {}).get("collectives", {}).items():
     for cv in curves:
         big = cv["points"][-1]
-        print(f"| NCCL {name}, {cv['ranks']} rank, {big['size_bytes'] / 2**20:.0f} MiB "
+        print(f"| NCCL {name}, {cv['ranks']} ranks, {big['size_bytes'] / 2**20:.0f} MiB "
               f"| {big['time_seconds']['median'] * 1e6:.1f} us, algbw {big['algbw_gbps']:.0f} GB/s | | | | |")
 for s in ("datasheet", "profile"):
     e = load("eval-" + s)
