@@ -7,7 +7,7 @@
 #   report   paralens calibrate on the profiles, paralens eval of an H200 scenario with the
 #            merged profile and without, and a table against the datasheet and published
 #            efficiency
-# Results (profiles, logs, report.md) go to $OUT, or ./device-check-out.
+# Results (profiles, logs, report.md) go to $OUT, or build/device-check-out.
 #
 # Usage, from the repository root:
 #   measure/scripts/device-check.sh prepare     here: copies what the GPU machine lacks
@@ -21,7 +21,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-OUTDIR=${OUT:-$ROOT/device-check-out}
+OUTDIR=${OUT:-$ROOT/build/device-check-out}
 mkdir -p "$OUTDIR"
 DEPS=$ROOT/build/device-deps
 say() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
