@@ -60,7 +60,7 @@ build_measure() {
         cmake -S . -B build/device $GEN $common -DBUILD_TESTING=OFF >"$OUTDIR/configure.log" 2>&1 ||
             { tail -30 "$OUTDIR/configure.log"; exit 1; }
     }
-    grep -E "Measure|MPI|CUDA" "$OUTDIR/configure.log" | grep -v "^--.*Check" | head -8
+    grep -E "^ \* (Measure|MeasureMPI)," "$OUTDIR/configure.log"
     grep -q "Measure.*paralens-measure: NCCL" "$OUTDIR/configure.log" ||
         { echo "paralens-measure is not configured (see $OUTDIR/configure.log)"; exit 1; }
     local targets="paralens-measure"
