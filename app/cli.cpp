@@ -33,11 +33,13 @@ const std::array kCommands{
     Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
     Command{"validate", "predicted vs measured for runs files and measured-iteration CSVs",
             cmdValidate},
-    Command{"launch-config", "the plan as Megatron-LM, Megatron-Bridge, torchtitan or DeepSpeed "
-                             "launch files",
+    Command{"launch-config",
+            "the plan as Megatron-LM, Megatron-Bridge, torchtitan or DeepSpeed "
+            "launch files",
             cmdLaunchConfig},
-    Command{"import-launch", "read a launch script, torchtitan TOML or DeepSpeed JSON into a "
-                             "scenario",
+    Command{"import-launch",
+            "read a launch script, torchtitan TOML or DeepSpeed JSON into a "
+            "scenario",
             cmdImportLaunch},
 };
 

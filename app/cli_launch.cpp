@@ -9,6 +9,7 @@
 #include "core/validate.h"
 
 #include <QCommandLineParser>
+#include <QDir>
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QTextStream>
@@ -67,8 +68,9 @@ int cmdLaunchConfig(const QStringList& args)
     const QCommandLineOption frameworkOpt(
         "framework", "megatron, megatron-bridge, torchtitan or deepspeed", "F");
     const QCommandLineOption outOpt(
-        "out", "write to FILE (DeepSpeed: the JSON; its launch script beside it, .sh) instead "
-               "of stdout",
+        "out",
+        "write to FILE (DeepSpeed: the JSON; its launch script beside it, .sh) instead "
+        "of stdout",
         "FILE");
     parser.addOptions({frameworkOpt, outOpt});
     int code = Ok;
@@ -110,8 +112,9 @@ int cmdImportLaunch(const QStringList& args)
     parser.addPositionalArgument("FILE", "the launch file");
     const QCommandLineOption modelOpt("model", "model preset to use (when the file has no shape)",
                                       "M");
-    const QCommandLineOption hardwareOpt("hardware", "hardware preset (default: the file's "
-                                                     "paralens header, else h100-sxm)",
+    const QCommandLineOption hardwareOpt("hardware",
+                                         "hardware preset (default: the file's "
+                                         "paralens header, else h100-sxm)",
                                          "H");
     const QCommandLineOption outOpt("out", "write the scenario to FILE instead of stdout", "FILE");
     parser.addOptions({modelOpt, hardwareOpt, outOpt});
@@ -124,16 +127,15 @@ int cmdImportLaunch(const QStringList& args)
     }
     LaunchImport imported;
     try {
-        imported = importLaunchFile(parser.positionalArguments().front().toStdString(),
-                                    {parser.value(modelOpt).toStdString(),
-                                     parser.value(hardwareOpt).toStdString()},
-                                    presets());
+        imported = importLaunchFile(
+            parser.positionalArguments().front().toStdString(),
+            {parser.value(modelOpt).toStdString(), parser.value(hardwareOpt).toStdString()},
+            presets());
     } catch (const InputError& e) {
         return fail(QString::fromStdString(e.what()));
     }
     QTextStream err(stderr);
-    err << "read as " << QString::fromStdString(std::string(toString(imported.framework)))
-        << "\n";
+    err << "read as " << QString::fromStdString(std::string(toString(imported.framework))) << "\n";
     for (const auto& n : imported.notes)
         err << "note: " << QString::fromStdString(n) << "\n";
     for (const auto& v : validate(imported.scenario))

@@ -94,7 +94,10 @@ LaunchFramework LaunchDock::framework() const
     return static_cast<LaunchFramework>(m_framework->currentData().toInt());
 }
 
-QString LaunchDock::shownText() const { return m_text->toPlainText(); }
+QString LaunchDock::shownText() const
+{
+    return m_text->toPlainText();
+}
 
 void LaunchDock::rebuild()
 {
@@ -126,7 +129,10 @@ void LaunchDock::showFile()
     m_text->setPlainText(QString::fromStdString(m_config.files[std::size_t(i)].text));
 }
 
-void LaunchDock::copy() { QApplication::clipboard()->setText(shownText()); }
+void LaunchDock::copy()
+{
+    QApplication::clipboard()->setText(shownText());
+}
 
 bool LaunchDock::saveTo(const QString& path, QString* error)
 {
@@ -167,9 +173,9 @@ bool LaunchDock::importFile(const QString& path, QString* error)
 
 void LaunchDock::importDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(
-        m_dock, tr("Import launch config"), QString(),
-        tr("Launch files (*.sh *.toml *.json *.txt);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(m_dock, tr("Import launch config"), QString(),
+                                     tr("Launch files (*.sh *.toml *.json *.txt);;All files (*)"));
     if (path.isEmpty())
         return;
     QString error;

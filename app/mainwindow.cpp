@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
-#include "app/launchdock.h"
 #include "app/accuracypanel.h"
 #include "app/autosave.h"
 #include "app/compare.h"
 #include "app/document.h"
 #include "app/export.h"
+#include "app/launchdock.h"
 #include "app/tooldocks.h"
 #include "app/workshop.h"
 #include "core/evaluate.h"

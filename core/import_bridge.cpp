@@ -9,9 +9,9 @@
 
 #include <cerrno>
 #include <cmath>
-#include <set>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 namespace paralens::launch {
 namespace {
@@ -48,7 +48,8 @@ public:
         const Override* o = find(key);
         return !o || o->value == "null" || o->value == "None";
     }
-    std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max) const
+    std::optional<std::int64_t> integer(const std::string& key, std::int64_t min,
+                                        std::int64_t max) const
     {
         if (isNull(key))
             return std::nullopt;
@@ -59,8 +60,9 @@ public:
         if (o->value.empty() || end != o->value.c_str() + o->value.size() || errno == ERANGE)
             fail(*o, key, "'" + o->value + "' is not an integer");
         if (n < min || n > max)
-            fail(*o, key, std::to_string(n) + " is out of bounds [" + std::to_string(min) + ", " +
-                              std::to_string(max) + "]");
+            fail(*o, key,
+                 std::to_string(n) + " is out of bounds [" + std::to_string(min) + ", " +
+                     std::to_string(max) + "]");
         return n;
     }
     std::optional<bool> boolean(const std::string& key) const
@@ -93,7 +95,8 @@ public:
     }
     [[noreturn]] void fail(const Override& o, const std::string& key, const std::string& what) const
     {
-        throw InputError(key, m_ctx.source + ":" + std::to_string(o.line) + ": " + key + ": " + what);
+        throw InputError(key,
+                         m_ctx.source + ":" + std::to_string(o.line) + ": " + key + ": " + what);
     }
     std::vector<std::string> unread() const
     {
@@ -133,7 +136,8 @@ std::optional<ModelSpec> modelShape(const Overrides& o, const ImportContext& ctx
     m.head_dim = o.integer("model.kv_channels", 1, bounds::kMaxHidden).value_or(0);
     if (m.hidden % m.heads == 0 && m.head_dim == m.hidden / m.heads)
         m.head_dim = 0;
-    m.ffn_hidden = o.integer("model.ffn_hidden_size", 1, bounds::kMaxFfnHidden).value_or(4 * m.hidden);
+    m.ffn_hidden =
+        o.integer("model.ffn_hidden_size", 1, bounds::kMaxFfnHidden).value_or(4 * m.hidden);
     m.gated_mlp = o.boolean("model.gated_linear_unit").value_or(false);
     m.tied_embeddings = o.boolean("model.share_embeddings_and_output_weights").value_or(true);
     m.vocab = o.integer("model.vocab_size", 1, bounds::kMaxVocab).value_or(0);
@@ -164,10 +168,13 @@ void readParallel(const Overrides& o, Scenario& s)
     ParallelPlan& p = s.parallel;
     p.tp = readInt(o, "model.tensor_model_parallel_size", 1);
     p.pp = readInt(o, "model.pipeline_model_parallel_size", 1);
-    p.virtual_stages = readInt(o, "model.virtual_pipeline_model_parallel_size", 1, 1, bounds::kMaxLayers);
+    p.virtual_stages =
+        readInt(o, "model.virtual_pipeline_model_parallel_size", 1, 1, bounds::kMaxLayers);
     p.schedule = p.virtual_stages > 1 ? Schedule::Interleaved1F1B : Schedule::OneF1B;
-    p.first_stage_layers = readInt(o, "model.num_layers_in_first_pipeline_stage", 0, 1, bounds::kMaxLayers);
-    p.last_stage_layers = readInt(o, "model.num_layers_in_last_pipeline_stage", 0, 1, bounds::kMaxLayers);
+    p.first_stage_layers =
+        readInt(o, "model.num_layers_in_first_pipeline_stage", 0, 1, bounds::kMaxLayers);
+    p.last_stage_layers =
+        readInt(o, "model.num_layers_in_last_pipeline_stage", 0, 1, bounds::kMaxLayers);
     p.sequence_parallel = o.boolean("model.sequence_parallel").value_or(false);
     p.cp = readInt(o, "model.context_parallel_size", 1);
     if (const auto c = o.string("model.cp_comm_type")) {
@@ -188,7 +195,8 @@ void readParallel(const Overrides& o, Scenario& s)
                       o.boolean("optimizer.use_distributed_optimizer").value_or(false);
     p.zero = dist ? 1 : 0;
     if (o.boolean("ddp.use_megatron_fsdp").value_or(false)) {
-        const std::string strategy = o.string("ddp.data_parallel_sharding_strategy").value_or("no_shard");
+        const std::string strategy =
+            o.string("ddp.data_parallel_sharding_strategy").value_or("no_shard");
         p.zero = strategy == "optim_grads_params" ? 3
                  : strategy == "optim_grads"      ? 2
                  : strategy == "optim"            ? 1
@@ -200,9 +208,10 @@ void readParallel(const Overrides& o, Scenario& s)
     s.training.overlap_grad_reduce = o.boolean("ddp.overlap_grad_reduce").value_or(false);
     (void)o.boolean("ddp.overlap_param_gather");
     if (const auto d = o.string("model.moe_token_dispatcher_type")) {
-        const std::string backend = o.string("model.moe_flex_dispatcher_backend").value_or("deepep");
-        p.moe_dispatcher = *d == "allgather" ? MoeDispatcher::AllGather
-                           : *d == "alltoall" ? MoeDispatcher::AllToAll
+        const std::string backend =
+            o.string("model.moe_flex_dispatcher_backend").value_or("deepep");
+        p.moe_dispatcher = *d == "allgather"       ? MoeDispatcher::AllGather
+                           : *d == "alltoall"      ? MoeDispatcher::AllToAll
                            : backend == "hybridep" ? MoeDispatcher::HybridEP
                                                    : MoeDispatcher::DeepEP;
         if (*d != "allgather" && *d != "alltoall" && *d != "flex")
@@ -226,7 +235,9 @@ void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
     const std::string mp = o.string("mixed_precision").value_or("bf16_mixed");
     t.precision = mp.find("fp8") != std::string::npos ? Precision::FP8 : Precision::BF16;
     const std::string g = o.string("model.recompute_granularity").value_or("");
-    t.recompute = g == "full" ? Recompute::Full : g == "selective" ? Recompute::Selective : Recompute::None;
+    t.recompute = g == "full"        ? Recompute::Full
+                  : g == "selective" ? Recompute::Selective
+                                     : Recompute::None;
     (void)o.string("model.recompute_method");
     (void)o.string("model.recompute_num_layers");
     const std::string backend = o.string("model.attention_backend").value_or("auto");
@@ -234,7 +245,8 @@ void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
     const std::string opt = o.string("optimizer.optimizer").value_or("adam");
     const auto parsed = parseOptimizer(opt);
     if (!parsed)
-        o.fail(*o.find("optimizer.optimizer"), "optimizer.optimizer", "'" + opt + "' is not adam or sgd");
+        o.fail(*o.find("optimizer.optimizer"), "optimizer.optimizer",
+               "'" + opt + "' is not adam or sgd");
     t.optimizer = *parsed;
     const auto hidden = o.number("model.hidden_dropout");
     const auto attention = o.number("model.attention_dropout");

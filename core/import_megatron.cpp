@@ -151,7 +151,8 @@ void readParallel(const Flags& f, const ImportContext& ctx, int layers, Scenario
         else if (*d == "flex")
             p.moe_dispatcher = MoeDispatcher::DeepEP;
         else
-            f.fail("--moe-token-dispatcher-type", "'" + *d + "' is not allgather, alltoall or flex");
+            f.fail("--moe-token-dispatcher-type",
+                   "'" + *d + "' is not allgather, alltoall or flex");
     }
     (void)f.has("--moe-enable-deepep");
 }
@@ -162,7 +163,8 @@ void readSharding(const Flags& f, Scenario& s)
     ParallelPlan& p = s.parallel;
     p.zero = f.has("--use-distributed-optimizer") ? 1 : 0;
     if (f.has("--use-megatron-fsdp")) {
-        const std::string strategy = f.value("--data-parallel-sharding-strategy").value_or("no_shard");
+        const std::string strategy =
+            f.value("--data-parallel-sharding-strategy").value_or("no_shard");
         if (strategy == "no_shard")
             p.zero = std::max(p.zero, 0);
         else if (strategy == "optim")
@@ -263,19 +265,29 @@ LaunchImport importMegatronScript(std::string_view text, ImportContext& ctx)
     if (shape)
         readMoe(f, ctx, deepspeed, *shape);
     if (shape && shape->vocab == 0) {
-        // No --vocab-size: a preset of this shape names it, or --model must.
+        // No --vocab-size: one preset of this shape names it, or --model must.
+        std::vector<std::string> matches;
         ModelSpec probe = *shape;
-        bool found = false;
         for (const auto& id : ctx.presets.modelIds()) {
             probe.vocab = ctx.presets.model(id)->vocab;
-            if (sameShape(probe, *ctx.presets.model(id))) {
-                shape = probe;
-                found = true;
-                break;
-            }
+            if (sameShape(probe, *ctx.presets.model(id)))
+                matches.push_back(id);
         }
-        if (!found && ctx.options.model_id.empty())
-            ctx.fail("--vocab-size", "missing and no preset has this shape; give --model");
+        if (ctx.options.model_id.empty()) {
+            if (matches.empty())
+                ctx.fail("--vocab-size", "missing and no preset has this shape; give --model");
+            if (matches.size() > 1) {
+                std::string list;
+                for (const auto& id : matches)
+                    list += (list.empty() ? "" : ", ") + id;
+                ctx.fail("--vocab-size", "missing, and presets " + list +
+                                             " have this shape with different vocabularies; "
+                                             "give --model");
+            }
+            shape->vocab = ctx.presets.model(matches.front())->vocab;
+        } else {
+            shape.reset(); // --model names it
+        }
     }
     resolveModel(ctx, shape, s);
     resolveHardware(ctx, s);
@@ -304,8 +316,7 @@ LaunchImport importMegatronScript(std::string_view text, ImportContext& ctx)
         std::string list;
         for (std::size_t i = 0; i < unread.size() && i < 12; ++i)
             list += (i ? ", " : "") + unread[i];
-        ctx.notes.push_back("not modelled, ignored: " + list +
-                            (unread.size() > 12 ? ", ..." : ""));
+        ctx.notes.push_back("not modelled, ignored: " + list + (unread.size() > 12 ? ", ..." : ""));
     }
     return out;
 }

@@ -42,8 +42,9 @@ public:
         if (v->kind != Value::Kind::Integer)
             fail(*v, name, std::string("expected an integer, got ") + kindName(v->kind));
         if (v->integer < min || v->integer > max)
-            fail(*v, name, std::to_string(v->integer) + " is out of bounds [" +
-                               std::to_string(min) + ", " + std::to_string(max) + "]");
+            fail(*v, name,
+                 std::to_string(v->integer) + " is out of bounds [" + std::to_string(min) + ", " +
+                     std::to_string(max) + "]");
         return v->integer;
     }
     std::optional<std::string> string(const char* section, const char* key)
@@ -83,8 +84,8 @@ public:
     }
     [[noreturn]] void fail(const Value& v, const std::string& name, const std::string& what) const
     {
-        throw InputError(name, m_ctx.source + ":" + std::to_string(v.line) + ": " + name + ": " +
-                                   what);
+        throw InputError(name,
+                         m_ctx.source + ":" + std::to_string(v.line) + ": " + name + ": " + what);
     }
     /// section.key of every value never read, for the import notes.
     std::vector<std::string> unread() const
@@ -125,20 +126,20 @@ std::optional<ModelSpec> modelOf(Reader& r, ImportContext& ctx)
 void readSharding(Reader& r, Scenario& s)
 {
     ParallelPlan& p = s.parallel;
-    const int replicate = int(r.integer("parallelism", "data_parallel_replicate_degree", 1,
-                                        bounds::kMaxGpus)
-                                  .value_or(1));
-    const auto shard =
-        r.integer("parallelism", "data_parallel_shard_degree", -1, bounds::kMaxGpus);
+    const int replicate =
+        int(r.integer("parallelism", "data_parallel_replicate_degree", 1, bounds::kMaxGpus)
+                .value_or(1));
+    const auto shard = r.integer("parallelism", "data_parallel_shard_degree", -1, bounds::kMaxGpus);
     if (shard && *shard == 0)
         r.fail(*r.get("parallelism", "data_parallel_shard_degree"),
                "parallelism.data_parallel_shard_degree", "0 is not a degree (-1: the rest)");
-    const std::string policy = r.string("parallelism", "fsdp_reshard_after_forward").value_or("default");
+    const std::string policy =
+        r.string("parallelism", "fsdp_reshard_after_forward").value_or("default");
     const auto reshard = parseReshardAfterForward(policy);
     if (!reshard)
         r.fail(*r.get("parallelism", "fsdp_reshard_after_forward"),
-               "parallelism.fsdp_reshard_after_forward", "'" + policy +
-                                                             "' is not default, always or never");
+               "parallelism.fsdp_reshard_after_forward",
+               "'" + policy + "' is not default, always or never");
     // -1 (the default): the ranks left after the other degrees; set once the world is known.
     const int s_deg = shard ? int(*shard) : -1;
     p.dp = replicate * std::max(1, s_deg);
@@ -156,13 +157,16 @@ void readSharding(Reader& r, Scenario& s)
 void readPipeline(Reader& r, ImportContext& ctx, Scenario& s)
 {
     ParallelPlan& p = s.parallel;
-    p.pp = int(r.integer("parallelism", "pipeline_parallel_degree", 1, bounds::kMaxGpus).value_or(1));
-    const std::string schedule = r.string("parallelism", "pipeline_parallel_schedule").value_or("1F1B");
+    p.pp =
+        int(r.integer("parallelism", "pipeline_parallel_degree", 1, bounds::kMaxGpus).value_or(1));
+    const std::string schedule =
+        r.string("parallelism", "pipeline_parallel_schedule").value_or("1F1B");
     const auto sched = scheduleOfTorchtitan(schedule);
     if (!sched)
         r.fail(*r.get("parallelism", "pipeline_parallel_schedule"),
                "parallelism.pipeline_parallel_schedule",
-               "'" + schedule + "' is not GPipe, 1F1B, Interleaved1F1B, ZBVZeroBubble or DualPipeV");
+               "'" + schedule +
+                   "' is not GPipe, 1F1B, Interleaved1F1B, ZBVZeroBubble or DualPipeV");
     p.schedule = *sched;
     p.virtual_stages = usesChunks(*sched) ? 2 : 1; // torchtitan's looped default
     const Value* parts = r.get("parallelism", "module_fqns_per_model_part");
@@ -181,9 +185,11 @@ void readPipeline(Reader& r, ImportContext& ctx, Scenario& s)
     }
     const int chunks = int(counts.size());
     if (chunks % p.pp != 0)
-        r.fail(*parts, name, std::to_string(chunks) + " model parts are not a multiple of "
-                                                      "pipeline_parallel_degree " +
-                                 std::to_string(p.pp));
+        r.fail(*parts, name,
+               std::to_string(chunks) +
+                   " model parts are not a multiple of "
+                   "pipeline_parallel_degree " +
+                   std::to_string(p.pp));
     p.virtual_stages = chunks / p.pp;
     // The split paralens would make on its own, else explicit first/last stage sizes.
     const LayerSplit rule = conventions(Framework::FSDP, s.training.optimizer).split;
@@ -219,23 +225,24 @@ void readParallelism(Reader& r, ImportContext& ctx, Scenario& s)
     p.sequence_parallel = p.tp > 1; // torchtitan's TP always shards the sequence
     p.tp_comm_overlap = r.boolean("parallelism", "enable_async_tensor_parallel").value_or(false);
     readPipeline(r, ctx, s);
-    p.cp = int(r.integer("parallelism", "context_parallel_degree", 1, bounds::kMaxGpus).value_or(1));
+    p.cp =
+        int(r.integer("parallelism", "context_parallel_degree", 1, bounds::kMaxGpus).value_or(1));
     if (const auto m = r.string("parallelism", "context_parallel_rotate_method")) {
         if (*m != "allgather" && *m != "alltoall")
             r.fail(*r.get("parallelism", "context_parallel_rotate_method"),
-                   "parallelism.context_parallel_rotate_method", "'" + *m +
-                                                                     "' is not allgather or alltoall");
+                   "parallelism.context_parallel_rotate_method",
+                   "'" + *m + "' is not allgather or alltoall");
         p.cp_comm = *m == "allgather" ? CpComm::AllGather : CpComm::AllToAll;
     }
     p.ep = int(r.integer("parallelism", "expert_parallel_degree", 1, bounds::kMaxGpus).value_or(1));
-    const int etp =
-        int(r.integer("parallelism", "expert_tensor_parallel_degree", 1, bounds::kMaxGpus).value_or(1));
-    p.expert_tp = etp == p.tp ? 0 : etp;
+    const int etp = int(
+        r.integer("parallelism", "expert_tensor_parallel_degree", 1, bounds::kMaxGpus).value_or(1));
+    p.expert_tp = etp == p.tp || !s.model.isMoe() ? 0 : etp;
     if (const auto b = r.string("parallelism", "expert_parallel_comm_backend")) {
         if (*b != "standard" && *b != "deepep")
             r.fail(*r.get("parallelism", "expert_parallel_comm_backend"),
-                   "parallelism.expert_parallel_comm_backend", "'" + *b +
-                                                                   "' is not standard or deepep");
+                   "parallelism.expert_parallel_comm_backend",
+                   "'" + *b + "' is not standard or deepep");
         p.moe_dispatcher = *b == "deepep" ? MoeDispatcher::DeepEP : MoeDispatcher::AllToAll;
     }
 }
@@ -294,10 +301,10 @@ LaunchImport importTorchtitanToml(std::string_view text, ImportContext& ctx)
     // The world: every degree given (a shard degree of -1 takes 1: one replica per rank group).
     setWorld(ctx, s, std::int64_t{p.tp} * p.pp * p.cp * p.dp, "parallelism");
     const std::int64_t micro =
-        p.pp > 1 ? r.integer("parallelism", "pipeline_parallel_microbatch_size", 1,
-                             bounds::kMaxBatch)
-                       .value_or(1)
-                 : local;
+        p.pp > 1
+            ? r.integer("parallelism", "pipeline_parallel_microbatch_size", 1, bounds::kMaxBatch)
+                  .value_or(1)
+            : local;
     s.training.micro_batch = int(micro);
     s.training.global_batch = int(global > 0 ? global : local * p.dp);
     const auto unread = r.unread();

@@ -24,9 +24,7 @@ bool isNameChar(char c, bool first)
 class Splitter
 {
 public:
-    Splitter(std::string_view text, const std::string& source) : m_text(text), m_source(source)
-    {
-    }
+    Splitter(std::string_view text, const std::string& source) : m_text(text), m_source(source) {}
 
     std::vector<Word> run()
     {
@@ -132,7 +130,8 @@ private:
                 ++m_line;
                 return;
             }
-            if (m_pos + 2 < m_text.size() && m_text[m_pos + 1] == '\r' && m_text[m_pos + 2] == '\n') {
+            if (m_pos + 2 < m_text.size() && m_text[m_pos + 1] == '\r' &&
+                m_text[m_pos + 2] == '\n') {
                 m_pos += 3;
                 ++m_line;
                 return;
@@ -228,8 +227,8 @@ Flags::Flags(const std::vector<Word>& words, std::string source) : m_source(std:
             e.value = w.substr(eq + 1);
         } else if (i + 1 < words.size() && !words[i + 1].text.empty() &&
                    (words[i + 1].text[0] != '-' ||
-                    (words[i + 1].text.size() > 1 && std::isdigit(static_cast<unsigned char>(
-                                                         words[i + 1].text[1]))))) {
+                    (words[i + 1].text.size() > 1 &&
+                     std::isdigit(static_cast<unsigned char>(words[i + 1].text[1]))))) {
             e.value = words[i + 1].text;
         }
         m_flags[name] = std::move(e);
@@ -243,7 +242,10 @@ const Flags::Entry* Flags::find(std::string_view name) const
     return it == m_flags.end() ? nullptr : &it->second;
 }
 
-bool Flags::has(std::string_view name) const { return find(name) != nullptr; }
+bool Flags::has(std::string_view name) const
+{
+    return find(name) != nullptr;
+}
 
 std::optional<std::string> Flags::value(std::string_view name) const
 {

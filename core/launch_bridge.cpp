@@ -2,8 +2,8 @@
 // Megatron-Bridge: scripts/training/run_recipe.py with a recipe and Hydra-style overrides
 // (section.field=value) of its ConfigContainer. Names: Megatron-Bridge v0.3.1 and the
 // Megatron-Core it pins (docs/launch-config.md).
-#include "core/constants.h"
 #include "core/launch_bridge.h"
+#include "core/constants.h"
 #include "core/launch_common.h"
 #include "core/launch_megatron.h"
 
@@ -91,8 +91,9 @@ void parallel(const Scenario& s, Overrides& o, Warnings& w)
     o.setBool("ddp.use_distributed_optimizer", p.zero >= 1);
     o.setBool("optimizer.use_distributed_optimizer", p.zero >= 1);
     o.setBool("ddp.use_megatron_fsdp", p.zero >= 2);
-    o.set("ddp.data_parallel_sharding_strategy",
-          p.zero == 3 ? "optim_grads_params" : p.zero == 2 ? "optim_grads" : "no_shard");
+    o.set("ddp.data_parallel_sharding_strategy", p.zero == 3   ? "optim_grads_params"
+                                                 : p.zero == 2 ? "optim_grads"
+                                                               : "no_shard");
     o.set("ddp.num_distributed_optimizer_instances",
           p.zero >= 1 && p.shard_group > 0 && p.shard_group < p.dp ? p.dp / p.shard_group : 1);
     o.setBool("optimizer.optimizer_cpu_offload", p.offload_optimizer);
@@ -174,8 +175,8 @@ void training(const Scenario& s, Overrides& o, Warnings& w)
     o.set("train.train_iters", kLaunchTrainIters);
     o.set("model.seq_length", t.seq_len);
     o.set("dataset.sequence_length", t.seq_len);
-    o.set("mixed_precision", t.precision == Precision::FP8 ? "bf16_with_fp8_delayed_scaling_mixed"
-                                                           : "bf16_mixed");
+    o.set("mixed_precision",
+          t.precision == Precision::FP8 ? "bf16_with_fp8_delayed_scaling_mixed" : "bf16_mixed");
     o.set("model.recompute_granularity",
           t.recompute == Recompute::None ? "null" : std::string(toString(t.recompute)));
     o.set("model.recompute_method", t.recompute == Recompute::Full ? "uniform" : "null");
@@ -189,7 +190,8 @@ void training(const Scenario& s, Overrides& o, Warnings& w)
         o.set("model.attention_dropout", d);
     }
     if (t.compile)
-        w.add("compile_not_applicable", "training.compile: Megatron-Core runs without torch.compile");
+        w.add("compile_not_applicable",
+              "training.compile: Megatron-Core runs without torch.compile");
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
         w.add("fsdp_reshard_not_applicable",
               "training.fsdp_reshard_after_forward is a torchtitan FSDP2 policy; not written");

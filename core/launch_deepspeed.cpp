@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // DeepSpeed: the JSON config (keys of DeepSpeed v0.16.4) and the launch script that starts
 // Megatron-DeepSpeed's pretrain_gpt.py with it (its megatron/arguments.py names).
+#include "core/launch_deepspeed.h"
 #include "core/constants.h"
 #include "core/launch_common.h"
-#include "core/launch_deepspeed.h"
 
 #include <nlohmann/json.hpp>
 
@@ -168,7 +168,8 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
         a.opt("--attention-dropout", d);
     }
     if (t.compile)
-        w.add("compile_not_applicable", "training.compile: Megatron-DeepSpeed runs no torch.compile");
+        w.add("compile_not_applicable",
+              "training.compile: Megatron-DeepSpeed runs no torch.compile");
     if (t.moe_load_imbalance > 0)
         w.add("moe_load_imbalance_not_a_setting",
               "training.moe_load_imbalance is a property of the routing; not written");

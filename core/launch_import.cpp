@@ -78,8 +78,8 @@ void resolveModel(ImportContext& ctx, const std::optional<ModelSpec>& shape, Sce
 
 void resolveHardware(ImportContext& ctx, Scenario& s)
 {
-    std::string id = ctx.options.hardware_id.empty() ? ctx.header.hardware_id
-                                                     : ctx.options.hardware_id;
+    std::string id =
+        ctx.options.hardware_id.empty() ? ctx.header.hardware_id : ctx.options.hardware_id;
     if (id.empty()) {
         id = "h100-sxm";
         ctx.notes.push_back("the file does not name the cluster: h100-sxm assumed (--hardware)");
@@ -238,8 +238,8 @@ void readMoeLayerFreq(const ImportContext& ctx, const std::string& field, std::s
     if (!pattern)
         ctx.fail(field, "'" + t + "' is not a layer pattern: " + error);
     if (int(pattern->size()) != layers)
-        ctx.fail(field, "the pattern has " + std::to_string(pattern->size()) +
-                            " entries for " + std::to_string(layers) + " layers");
+        ctx.fail(field, "the pattern has " + std::to_string(pattern->size()) + " entries for " +
+                            std::to_string(layers) + " layers");
     // Leading dense layers, then an MoE layer every f.
     int first = 0;
     while (first < layers && (*pattern)[first] == 0)
@@ -265,8 +265,8 @@ namespace {
 char firstChar(std::string_view text)
 {
     std::size_t i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' ||
-                               text[i] == '\n'))
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
         ++i;
     return i < text.size() ? text[i] : '\0';
 }
@@ -281,9 +281,9 @@ bool hasTomlHeader(std::string_view text)
         const auto open = line.find_first_not_of(" \t");
         if (open != std::string_view::npos && line[open] == '[') {
             std::size_t q = open + 1;
-            while (q < line.size() && (std::isalnum(static_cast<unsigned char>(line[q])) ||
-                                       line[q] == '_' || line[q] == '-' || line[q] == '.' ||
-                                       line[q] == '"'))
+            while (q < line.size() &&
+                   (std::isalnum(static_cast<unsigned char>(line[q])) || line[q] == '_' ||
+                    line[q] == '-' || line[q] == '.' || line[q] == '"'))
                 ++q;
             if (q > open + 1 && q < line.size() && line[q] == ']') {
                 const auto rest = line.find_first_not_of(" \t\r", q + 1);
@@ -318,8 +318,8 @@ LaunchImport importLaunch(std::string_view text, const std::string& source,
                           const SiblingReader& read_sibling)
 {
     std::vector<std::string> notes;
-    launch::ImportContext ctx{source, options, presets, launch::readHeaderIds(text), notes,
-                              read_sibling};
+    launch::ImportContext ctx{source, options,     presets, launch::readHeaderIds(text),
+                              notes,  read_sibling};
     const LaunchFramework f = detectLaunchFramework(text, source);
     LaunchImport out;
     if (f == LaunchFramework::Torchtitan)
@@ -340,9 +340,8 @@ LaunchImport importLaunchFile(const std::string& path, const LaunchImportOptions
     const std::string text = readInputFile(path, kMaxLaunchFileBytes, "launch file", "");
     const std::filesystem::path folder = std::filesystem::path(path).parent_path();
     const SiblingReader sibling = [folder](const std::string& name) {
-        const std::filesystem::path p = std::filesystem::path(name).is_absolute()
-                                            ? std::filesystem::path(name)
-                                            : folder / name;
+        const std::filesystem::path p =
+            std::filesystem::path(name).is_absolute() ? std::filesystem::path(name) : folder / name;
         return readInputFile(p.string(), kMaxLaunchFileBytes, "DeepSpeed config", "");
     };
     return importLaunch(text, path, options, presets, sibling);

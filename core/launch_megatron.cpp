@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Megatron-LM: a launch script running pretrain_gpt.py under torchrun with the plan's arguments.
 // Names: megatron/training/arguments.py of Megatron-LM core_v0.15.0 (docs/launch-config.md).
+#include "core/launch_megatron.h"
 #include "core/constants.h"
 #include "core/launch_common.h"
-#include "core/launch_megatron.h"
 
 #include <string>
 
@@ -222,7 +222,8 @@ std::string torchrunLine(const Scenario& s, const std::string& entry)
     const Nodes n = nodesOf(s);
     return "torchrun --nnodes " + std::to_string(n.nodes) + " --nproc-per-node " +
            std::to_string(n.per_node) +
-           " --rdzv-backend c10d --rdzv-endpoint \"${MASTER_ADDR:-localhost}:${MASTER_PORT:-29500}\" "
+           " --rdzv-backend c10d --rdzv-endpoint "
+           "\"${MASTER_ADDR:-localhost}:${MASTER_PORT:-29500}\" "
            "\\\n    " +
            entry;
 }

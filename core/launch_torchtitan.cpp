@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // torchtitan: a TOML job config (torchtitan/config/job_config.py of torchtitan v0.2.2) and, in
 // its header, the torchrun line that starts it.
+#include "core/launch_torchtitan.h"
 #include "core/constants.h"
 #include "core/framework.h"
 #include "core/launch_common.h"
-#include "core/launch_torchtitan.h"
 #include "core/params.h"
 
 #include <algorithm>
@@ -88,7 +88,10 @@ std::string quoted(std::string_view s)
     return out + "\"";
 }
 
-const char* boolText(bool b) { return b ? "true" : "false"; }
+const char* boolText(bool b)
+{
+    return b ? "true" : "false";
+}
 
 // Writes key = value lines under one [table].
 class Table
@@ -165,7 +168,8 @@ void shardingKeys(const Scenario& s, Table& t, Warnings& w)
         zero = 2;
     }
     if (p.dp == 1 && zero > 0)
-        w.add("zero_without_dp", "parallel.dp is 1: nothing to shard, the file reads back as zero 0");
+        w.add("zero_without_dp",
+              "parallel.dp is 1: nothing to shard, the file reads back as zero 0");
     if (zero == 0 && p.dp > 1 && (p.tp > 1 || p.pp > 1 || p.cp > 1))
         w.add("ddp_multi_dim", "torchtitan refuses DDP (zero 0) combined with TP, PP or CP "
                                "(\"DDP has not supported > 1D parallelism\")");
@@ -258,12 +262,15 @@ void parallelismTable(const Scenario& s, std::ostringstream& o, Warnings& w)
     else if (p.cp_comm == CpComm::P2P)
         w.add("cp_comm_unsupported", "torchtitan rotates K/V by allgather or alltoall; "
                                      "parallel.cp_comm p2p not written (its default: allgather)");
-    t.num("expert_parallel_degree", p.ep);
-    const int etp = p.expertTp();
-    if (etp != 1 && etp != p.tp)
-        w.add("etp_unsupported", "torchtitan's expert TP is 1 or the TP degree; parallel.expert_tp " +
-                                     std::to_string(etp) + " written as it is");
-    t.num("expert_tensor_parallel_degree", etp);
+    if (s.model.isMoe()) { // the expert degrees mean nothing to a dense model
+        t.num("expert_parallel_degree", p.ep);
+        const int etp = p.expertTp();
+        if (etp != 1 && etp != p.tp)
+            w.add("etp_unsupported", "torchtitan's expert TP is 1 or the TP degree; "
+                                     "parallel.expert_tp " +
+                                         std::to_string(etp) + " written as it is");
+        t.num("expert_tensor_parallel_degree", etp);
+    }
     if (p.moe_dispatcher == MoeDispatcher::AllToAll || p.moe_dispatcher == MoeDispatcher::DeepEP)
         t.str("expert_parallel_comm_backend",
               p.moe_dispatcher == MoeDispatcher::DeepEP ? "deepep" : "standard");
@@ -282,7 +289,7 @@ void otherTables(const Scenario& s, std::ostringstream& o, Warnings& w)
     const TrainingSettings& tr = s.training;
     {
         Table t(o, "activation_checkpoint");
-        t.str("mode", tr.recompute == Recompute::None       ? "none"
+        t.str("mode", tr.recompute == Recompute::None        ? "none"
                       : tr.recompute == Recompute::Selective ? "selective"
                                                              : "full");
         if (tr.recompute == Recompute::Selective)

@@ -156,8 +156,7 @@ int chunkLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, i
 
 } // namespace
 
-bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
-                 std::span<int> out)
+bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, std::span<int> out)
 {
     const int v = std::max(1, plan.virtual_stages);
     if (plan.pp < 1 || m.layers < 1 || std::int64_t{plan.pp} * v > std::int64_t(out.size()))

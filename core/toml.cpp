@@ -43,8 +43,8 @@ constexpr int kMaxDepth = 64;
 
 bool isBareKeyChar(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 
 class Parser
@@ -118,7 +118,8 @@ private:
         if (peek() == '\r' && peek(1) == '\n')
             advance();
         if (!atEnd() && peek() != '\n')
-            fail(std::string("unexpected '") + peek() + "' after the value (one key = value a line)");
+            fail(std::string("unexpected '") + peek() +
+                 "' after the value (one key = value a line)");
     }
 
     std::string key()
@@ -250,9 +251,9 @@ private:
                 continue;
             }
             if (peek() != ']')
-                fail(atEnd() ? "unterminated array (no closing ']')"
-                             : std::string("expected ',' or ']' in the array, got '") + peek() +
-                                   "'");
+                fail(atEnd()
+                         ? "unterminated array (no closing ']')"
+                         : std::string("expected ',' or ']' in the array, got '") + peek() + "'");
         }
     }
 
@@ -332,13 +333,27 @@ private:
             const char e = peek();
             advance();
             switch (e) {
-            case 'b': out += '\b'; break;
-            case 't': out += '\t'; break;
-            case 'n': out += '\n'; break;
-            case 'f': out += '\f'; break;
-            case 'r': out += '\r'; break;
-            case '"': out += '"'; break;
-            case '\\': out += '\\'; break;
+            case 'b':
+                out += '\b';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'n':
+                out += '\n';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case '"':
+                out += '"';
+                break;
+            case '\\':
+                out += '\\';
+                break;
             case 'u':
             case 'U': {
                 const std::size_t n = e == 'u' ? 4 : 8;
@@ -384,8 +399,8 @@ private:
     void number(Value& v)
     {
         std::string token;
-        while (!atEnd() && (isBareKeyChar(peek()) || peek() == '+' || peek() == '.' ||
-                            peek() == ':')) {
+        while (!atEnd() &&
+               (isBareKeyChar(peek()) || peek() == '+' || peek() == '.' || peek() == ':')) {
             token += peek();
             advance();
         }
@@ -394,7 +409,8 @@ private:
             body.remove_prefix(1);
         if (body == "inf" || body == "nan")
             fail("inf and nan are not supported");
-        if (body.size() > 1 && body[0] == '0' && (body[1] == 'x' || body[1] == 'o' || body[1] == 'b'))
+        if (body.size() > 1 && body[0] == '0' &&
+            (body[1] == 'x' || body[1] == 'o' || body[1] == 'b'))
             fail("hexadecimal, octal and binary integers are not supported ('" + token + "')");
         if (token.find(':') != std::string::npos ||
             (body.size() > 4 && body[4] == '-' && token.find_first_of("eE") == std::string::npos))
@@ -422,7 +438,8 @@ private:
         if (isFloat) {
             v.kind = Value::Kind::Float;
             v.number = std::strtod(digits.c_str(), &end);
-            if (end != digits.c_str() + digits.size() || !std::isfinite(v.number) || errno == ERANGE)
+            if (end != digits.c_str() + digits.size() || !std::isfinite(v.number) ||
+                errno == ERANGE)
                 fail("malformed or out-of-range float '" + token + "'");
         } else {
             v.kind = Value::Kind::Integer;

@@ -18,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const SiblingReader none = [](const std::string& name) -> std::string {
             throw InputError("", name + ": not here");
         };
-        launch::ImportContext ctx{"fuzz.sh", options, PresetLibrary::builtin(),
-                                  launch::readHeaderIds(text), notes, none};
+        launch::ImportContext ctx{
+            "fuzz.sh", options, PresetLibrary::builtin(), launch::readHeaderIds(text), notes, none};
         return launch::importMegatronScript(text, ctx);
     });
     return 0;

@@ -21,8 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzzcheck::guarded([&] {
         std::vector<std::string> notes;
         const LaunchImportOptions options{"llama3-8b", ""}; // a shape when the file names none
-        launch::ImportContext ctx{"fuzz.toml", options, PresetLibrary::builtin(),
-                                  launch::readHeaderIds(text), notes, {}};
+        launch::ImportContext ctx{
+            "fuzz.toml", options, PresetLibrary::builtin(), launch::readHeaderIds(text), notes, {}};
         return launch::importTorchtitanToml(text, ctx);
     });
     return 0;

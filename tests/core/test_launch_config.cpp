@@ -78,7 +78,10 @@ std::vector<std::pair<const char*, Scenario>> megatronPlans()
         s.training.recompute = Recompute::None;
         s.training.overlap_grad_reduce = zero != 0;
         s.training.dropout = zero == 3;
-        out.push_back({zero == 0 ? "llama3-8b ddp" : zero == 2 ? "llama3-8b zero2 hsdp" : "llama3-8b zero3", s});
+        out.push_back({zero == 0   ? "llama3-8b ddp"
+                       : zero == 2 ? "llama3-8b zero2 hsdp"
+                                   : "llama3-8b zero3",
+                       s});
     }
     {
         Scenario s = base("deepseek-v3", 256, Framework::Megatron); // MoE, EP, ETP, uneven PP
@@ -111,8 +114,14 @@ std::vector<std::pair<const char*, Scenario>> torchtitanPlans()
     std::vector<std::pair<const char*, Scenario>> out;
     {
         Scenario s = base("llama3-70b", 64, Framework::FSDP); // 3D: FSDP + TP + interleaved PP
-        s.parallel = {.tp = 8, .pp = 4, .dp = 2, .sequence_parallel = true, .virtual_stages = 2,
-                      .schedule = Schedule::Interleaved1F1B, .zero = 3, .tp_comm_overlap = true};
+        s.parallel = {.tp = 8,
+                      .pp = 4,
+                      .dp = 2,
+                      .sequence_parallel = true,
+                      .virtual_stages = 2,
+                      .schedule = Schedule::Interleaved1F1B,
+                      .zero = 3,
+                      .tp_comm_overlap = true};
         s.training.compile = true;
         s.training.precision = Precision::FP8;
         out.push_back({"llama3-70b tp8 pp4 v2 fsdp fp8", s});
@@ -133,8 +142,13 @@ std::vector<std::pair<const char*, Scenario>> torchtitanPlans()
     }
     {
         Scenario s = base("llama3-405b", 128, Framework::FSDP); // uneven explicit stages, ZB-V
-        s.parallel = {.tp = 8, .pp = 8, .dp = 2, .sequence_parallel = true, .virtual_stages = 2,
-                      .schedule = Schedule::ZBV, .zero = 3};
+        s.parallel = {.tp = 8,
+                      .pp = 8,
+                      .dp = 2,
+                      .sequence_parallel = true,
+                      .virtual_stages = 2,
+                      .schedule = Schedule::ZBV,
+                      .zero = 3};
         s.parallel.first_stage_layers = 14;
         s.parallel.last_stage_layers = 14;
         s.training.global_batch = 64;
@@ -142,8 +156,14 @@ std::vector<std::pair<const char*, Scenario>> torchtitanPlans()
     }
     {
         Scenario s = base("deepseek-v3", 128, Framework::FSDP); // MoE: EP, etp 1, DualPipeV
-        s.parallel = {.tp = 2, .pp = 4, .dp = 16, .ep = 8, .sequence_parallel = true,
-                      .virtual_stages = 2, .schedule = Schedule::DualPipeV, .zero = 3};
+        s.parallel = {.tp = 2,
+                      .pp = 4,
+                      .dp = 16,
+                      .ep = 8,
+                      .sequence_parallel = true,
+                      .virtual_stages = 2,
+                      .schedule = Schedule::DualPipeV,
+                      .zero = 3};
         s.parallel.expert_tp = 1;
         s.parallel.moe_dispatcher = MoeDispatcher::DeepEP;
         s.training.moe_load_imbalance = 1.0;
@@ -285,9 +305,9 @@ void jsonLeaves(const nlohmann::json& j, const QString& path, QStringList& out)
         return;
     }
     for (const auto& [k, v] : j.items())
-        jsonLeaves(v, path.isEmpty() ? QString::fromStdString(k)
-                                     : path + "." + QString::fromStdString(k),
-                   out);
+        jsonLeaves(
+            v, path.isEmpty() ? QString::fromStdString(k) : path + "." + QString::fromStdString(k),
+            out);
 }
 
 bool hasWarning(const LaunchConfig& c, const std::string& id)
@@ -318,7 +338,8 @@ private slots:
             for (const auto& [name, s] : plansFor(f)) {
                 const auto errors = validate(s);
                 QVERIFY2(errors.empty(), qPrintable(QString(name) + ": " +
-                                                    QString::fromStdString(errors.empty() ? "" : errors[0].message)));
+                                                    QString::fromStdString(
+                                                        errors.empty() ? "" : errors[0].message)));
             }
     }
 
@@ -400,17 +421,29 @@ private slots:
     // vocabulary 128256); m = 128 / (1 · 2) = 64 micro-batches per pipeline.
     void llama70bMegatronFigures()
     {
-        const std::string t = megatronLaunch(example("llama3-70b-64xh100.paralens.json")).files[0].text;
-        for (const char* want :
-             {"--nnodes 8 --nproc-per-node 8", "--tensor-model-parallel-size 8 ",
-              "--pipeline-model-parallel-size 4 ", "--num-virtual-stages-per-pipeline-rank 5 ",
-              "--sequence-parallel ", "--use-distributed-optimizer ", "--num-layers 80 ",
-              "--hidden-size 8192 ", "--num-attention-heads 64 ", "--group-query-attention ",
-              "--num-query-groups 8 ", "--ffn-hidden-size 28672 ", "--swiglu ",
-              "--untie-embeddings-and-output-weights ", "--micro-batch-size 1 ",
-              "--global-batch-size 128 ", "--seq-length 8192 ", "--bf16 ",
-              "--recompute-granularity selective ", "--vocab-size 128255 ",
-              "--tokenizer-type NullTokenizer "})
+        const std::string t =
+            megatronLaunch(example("llama3-70b-64xh100.paralens.json")).files[0].text;
+        for (const char* want : {"--nnodes 8 --nproc-per-node 8",
+                                 "--tensor-model-parallel-size 8 ",
+                                 "--pipeline-model-parallel-size 4 ",
+                                 "--num-virtual-stages-per-pipeline-rank 5 ",
+                                 "--sequence-parallel ",
+                                 "--use-distributed-optimizer ",
+                                 "--num-layers 80 ",
+                                 "--hidden-size 8192 ",
+                                 "--num-attention-heads 64 ",
+                                 "--group-query-attention ",
+                                 "--num-query-groups 8 ",
+                                 "--ffn-hidden-size 28672 ",
+                                 "--swiglu ",
+                                 "--untie-embeddings-and-output-weights ",
+                                 "--micro-batch-size 1 ",
+                                 "--global-batch-size 128 ",
+                                 "--seq-length 8192 ",
+                                 "--bf16 ",
+                                 "--recompute-granularity selective ",
+                                 "--vocab-size 128255 ",
+                                 "--tokenizer-type NullTokenizer "})
             QVERIFY2(t.find(want) != std::string::npos, want);
         QVERIFY(t.find("--context-parallel-size") == std::string::npos); // cp 1: the default
         QVERIFY(t.find("WARNING") == std::string::npos);
@@ -453,10 +486,10 @@ private slots:
         QVERIFY(hasWarning(ds, "schedule_unsupported")); // interleaving: DeepSpeed has none
 
         const std::string br = bridgeLaunch(s).files[0].text;
-        for (const char* want : {"--recipe llama3_70b_pretrain_config",
-                                 "model.virtual_pipeline_model_parallel_size=5 ",
-                                 "model.num_query_groups=8 ", "train.global_batch_size=128 ",
-                                 "ddp.use_distributed_optimizer=true "})
+        for (const char* want :
+             {"--recipe llama3_70b_pretrain_config",
+              "model.virtual_pipeline_model_parallel_size=5 ", "model.num_query_groups=8 ",
+              "train.global_batch_size=128 ", "ddp.use_distributed_optimizer=true "})
             QVERIFY2(br.find(want) != std::string::npos, want);
     }
 
@@ -464,8 +497,8 @@ private slots:
     void missingFeaturesAreNamedWarnings()
     {
         Scenario s = base("llama3-8b", 16, Framework::Megatron);
-        s.parallel = {.pp = 4, .dp = 4, .virtual_stages = 2, .schedule = Schedule::DualPipeV,
-                      .zero = 1};
+        s.parallel = {
+            .pp = 4, .dp = 4, .virtual_stages = 2, .schedule = Schedule::DualPipeV, .zero = 1};
         const LaunchConfig m = megatronLaunch(s);
         QVERIFY2(hasWarning(m, "schedule_unsupported"), qPrintable(warningsOf(m)));
         QVERIFY(m.files[0].text.find("# WARNING schedule_unsupported:") != std::string::npos);
@@ -477,14 +510,15 @@ private slots:
         const LaunchConfig c = deepspeedLaunch(d);
         for (const char* id : {"zero_with_pipeline", "cp_comm_unsupported", "fp8_unsupported"}) {
             QVERIFY2(hasWarning(c, id), id);
-            QVERIFY(fileText(c, "launch.sh").find(std::string("# WARNING ") + id) != std::string::npos);
+            QVERIFY(fileText(c, "launch.sh").find(std::string("# WARNING ") + id) !=
+                    std::string::npos);
         }
         Scenario t = base("gpt3-175b", 16, Framework::FSDP);
         t.parallel = {.pp = 2, .dp = 8, .schedule = Schedule::ZBH1, .zero = 1};
         t.training.optimizer = Optimizer::SGD;
         const LaunchConfig tt = torchtitanLaunch(t);
-        for (const char* id : {"schedule_unsupported", "zero1_unsupported",
-                               "optimizer_unsupported", "no_torchtitan_flavor"})
+        for (const char* id : {"schedule_unsupported", "zero1_unsupported", "optimizer_unsupported",
+                               "no_torchtitan_flavor"})
             QVERIFY2(hasWarning(tt, id), id);
     }
 
@@ -495,10 +529,11 @@ private slots:
         for (LaunchFramework f : kAllLaunchFrameworks)
             for (const auto& [name, s] : plansFor(f)) {
                 const LaunchConfig c = launchConfig(s, f);
-                const QString where = QString::fromStdString(std::string(toString(f))) + " / " + name;
+                const QString where =
+                    QString::fromStdString(std::string(toString(f))) + " / " + name;
                 QVERIFY2(c.warnings.empty(), qPrintable(where + ":" + warningsOf(c)));
                 const LaunchImport back = roundTrip(c);
-                QCOMPARE(back.framework, f);
+                QVERIFY(back.framework == f);
                 QVERIFY2(back.scenario == s, qPrintable(where + describe(s, back.scenario)));
             }
     }

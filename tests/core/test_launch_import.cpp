@@ -43,7 +43,8 @@ QString tomlError(const std::string& text)
 }
 
 #define QVERIFY_CONTAINS(haystack, needle)                                                         \
-    QVERIFY2((haystack).contains(needle), qPrintable("'" + (haystack) + "' lacks '" + (needle) + "'"))
+    QVERIFY2((haystack).contains(needle),                                                          \
+             qPrintable("'" + (haystack) + "' lacks '" + (needle) + "'"))
 
 } // namespace
 
@@ -53,11 +54,19 @@ class TestLaunchImport : public QObject
 private slots:
     // Megatron-LM's example layout: variables, arrays, comments, continuations. The plan is
     // the Llama 3 70B example's: 80 layers / pp 4 / 4 layers per virtual stage = 5 chunks,
-    // 64 GPUs / (tp 8 · pp 4) = dp 2; no --vocab-size (a real tokenizer): the preset's shape.
+    // 64 GPUs / (tp 8 · pp 4) = dp 2.
     void megatronExampleScript()
     {
-        const LaunchImport in = importLaunchFile(kFiles + "megatron-llama3-70b.sh");
-        QCOMPARE(in.framework, LaunchFramework::Megatron);
+        // No --vocab-size and Llama 2 70B has the same layers: the preset is asked for.
+        try {
+            importLaunchFile(kFiles + "megatron-llama3-70b.sh");
+            QFAIL("an ambiguous shape was named");
+        } catch (const InputError& e) {
+            QVERIFY_CONTAINS(QString(e.what()), QString("llama2-70b, llama3-70b"));
+        }
+        const LaunchImport in =
+            importLaunchFile(kFiles + "megatron-llama3-70b.sh", {"llama3-70b", ""});
+        QVERIFY(in.framework == LaunchFramework::Megatron);
         const Scenario want = loadScenarioFile(
             PARALENS_SOURCE_DIR "/resources/examples/llama3-70b-64xh100.paralens.json");
         QVERIFY2(in.scenario == want, scenarioToText(in.scenario).c_str());
@@ -72,7 +81,7 @@ private slots:
     void megatronDeepSpeedScript()
     {
         const LaunchImport in = importLaunchFile(kFiles + "megatron-deepspeed-llama2-7b.sh");
-        QCOMPARE(in.framework, LaunchFramework::DeepSpeed);
+        QVERIFY(in.framework == LaunchFramework::DeepSpeed);
         const Scenario& s = in.scenario;
         QCOMPARE(s.model_id, std::string("llama2-7b"));
         QCOMPARE(s.gpus, 16);
@@ -82,16 +91,16 @@ private slots:
         QCOMPARE(s.parallel.zero, 1);
         QCOMPARE(s.training.micro_batch, 2);
         QCOMPARE(s.training.global_batch, 256);
-        QCOMPARE(s.training.framework, Framework::DeepSpeed);
+        QVERIFY(s.training.framework == Framework::DeepSpeed);
         QVERIFY(s.training.overlap_grad_reduce);
-        QCOMPARE(s.training.recompute, Recompute::Selective);
+        QVERIFY(s.training.recompute == Recompute::Selective);
     }
 
     // torchtitan's layout: flavor 8B is llama3-8b; FSDP over 8 (zero 3) × TP 2 = 16 GPUs.
     void torchtitanExampleToml()
     {
         const LaunchImport in = importLaunchFile(kFiles + "torchtitan-llama3-8b.toml");
-        QCOMPARE(in.framework, LaunchFramework::Torchtitan);
+        QVERIFY(in.framework == LaunchFramework::Torchtitan);
         const Scenario& s = in.scenario;
         QCOMPARE(s.model_id, std::string("llama3-8b"));
         QCOMPARE(s.gpus, 16);
@@ -102,7 +111,7 @@ private slots:
         QCOMPARE(s.training.micro_batch, 1);
         QCOMPARE(s.training.global_batch, 64);
         QCOMPARE(s.training.seq_len, 8192);
-        QCOMPARE(s.training.framework, Framework::FSDP);
+        QVERIFY(s.training.framework == Framework::FSDP);
     }
 
     // A DeepSpeed JSON alone: 256 / (2 × 16) = 8 replicas; the model comes from --model.
@@ -120,18 +129,17 @@ private slots:
 
     void tomlReadsWhatItClaims()
     {
-        const toml::Value v = toml::parse(R"(# comment
-title = "x \"q\" \u00e9"  # trailing
-lit = 'C:\path'
-[a.b]
-n = -1_000
-f = 2.5e-3
-t = true
-arr = [ [1, 2], ["s"],   # nested, over lines
-        ]
-inline = { k = 1, d.e = false }
-"quoted key" = 3
-)",
+        const toml::Value v = toml::parse("# comment\n"
+                                          "title = \"x \\\"q\\\" \\u00e9\"  # trailing\n"
+                                          "lit = 'C:\\path'\n"
+                                          "[a.b]\n"
+                                          "n = -1_000\n"
+                                          "f = 2.5e-3\n"
+                                          "t = true\n"
+                                          "arr = [ [1, 2], [\"s\"],   # nested, over lines\n"
+                                          "        ]\n"
+                                          "inline = { k = 1, d.e = false }\n"
+                                          "\"quoted key\" = 3\n",
                                           "t.toml");
         QCOMPARE(v.find("title")->str, std::string("x \"q\" \xc3\xa9"));
         QCOMPARE(v.find("lit")->str, std::string("C:\\path"));
@@ -141,9 +149,9 @@ inline = { k = 1, d.e = false }
         QVERIFY(b->find("t")->boolean);
         QCOMPARE(b->find("arr")->items.size(), std::size_t(2));
         QCOMPARE(b->find("arr")->items[0].items[1].integer, std::int64_t{2});
-        QCOMPARE(b->find("inline")->find("d")->find("e")->kind, toml::Value::Kind::Bool);
+        QVERIFY(b->find("inline")->find("d")->find("e")->kind == toml::Value::Kind::Bool);
         QCOMPARE(b->find("quoted key")->integer, std::int64_t{3});
-        QCOMPARE(b->find("n")->line, 6);
+        QCOMPARE(b->find("n")->line, 5);
     }
 
     void tomlNamesWhatItRefuses()
@@ -187,14 +195,15 @@ inline = { k = 1, d.e = false }
 
     void absurdSizesAreBounded()
     {
-        QVERIFY_CONTAINS(errorOf("torchrun --nnodes 1 pretrain_gpt.py\n\n"
-                                 "--tensor-model-parallel-size 99999999999 --seq-length 8 "
-                                 "--num-layers 2 --hidden-size 8 --num-attention-heads 2 "
-                                 "--ffn-hidden-size 8 --vocab-size 9"),
-                         QString("f:3: --tensor-model-parallel-size: 99999999999 is out of bounds"));
-        QVERIFY_CONTAINS(errorOf("--nnodes 1000000 --nproc-per-node 1000000 --seq-length 8",
-                                 {"llama3-8b", ""}),
-                         QString("exceed the bound"));
+        QVERIFY_CONTAINS(
+            errorOf("torchrun --nnodes 1 pretrain_gpt.py\n\n"
+                    "--tensor-model-parallel-size 99999999999 --seq-length 8 "
+                    "--num-layers 2 --hidden-size 8 --num-attention-heads 2 "
+                    "--ffn-hidden-size 8 --vocab-size 9"),
+            QString("f:3: --tensor-model-parallel-size: 99999999999 is out of bounds"));
+        QVERIFY_CONTAINS(
+            errorOf("--nnodes 1000000 --nproc-per-node 1000000 --seq-length 8", {"llama3-8b", ""}),
+            QString("exceed the bound"));
         // A layer pattern that would be a billion entries is refused before it is built.
         QVERIFY_CONTAINS(errorOf("--num-layers 4 --hidden-size 8 --num-attention-heads 2 "
                                  "--ffn-hidden-size 8 --vocab-size 9 --seq-length 8 "
@@ -215,7 +224,8 @@ inline = { k = 1, d.e = false }
             const std::string& t = c.files.front().text;
             for (std::size_t n = 0; n < t.size(); n += 7) {
                 try {
-                    importLaunch(t.substr(0, n), "cut", {"llama3-70b", ""}, PresetLibrary::builtin(),
+                    importLaunch(t.substr(0, n), "cut", {"llama3-70b", ""},
+                                 PresetLibrary::builtin(),
                                  [](const std::string& name) -> std::string {
                                      throw InputError("", name + ": absent");
                                  });
@@ -254,8 +264,8 @@ inline = { k = 1, d.e = false }
         std::vector<std::string> texts;
         for (const auto& w : words)
             texts.push_back(w.text);
-        const std::vector<std::string> want{"A=1", "B=two words", "run", "--x", "1", "--y",
-                                            "two words", "--z", "3", "--w", "a b"};
+        const std::vector<std::string> want{"A=1",       "B=two words", "run", "--x", "1",  "--y",
+                                            "two words", "--z",         "3",   "--w", "a b"};
         QCOMPARE(texts, want);
         QCOMPARE(words.back().line, 3);
     }
