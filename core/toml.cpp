@@ -160,7 +160,7 @@ private:
                 Value fresh;
                 fresh.line = m_line;
                 t->entries.push_back({path[i], std::move(fresh)});
-                next = &t->entries.back().second;
+                next = &t->entries.back().value;
             } else if (next->kind != Value::Kind::Table) {
                 fail("'" + path[i] + "' is " + kindName(next->kind) + ", not a table");
             }

@@ -13,6 +13,8 @@
 // refused with an InputError that names it and its line, never skipped.
 namespace paralens::toml {
 
+struct Entry;
+
 struct Value
 {
     enum class Kind
@@ -30,11 +32,18 @@ struct Value
     double number = 0;
     bool boolean = false;
     std::vector<Value> items;                           ///< Array
-    std::vector<std::pair<std::string, Value>> entries; ///< Table, in file order
+    std::vector<Entry> entries; ///< Table, in file order
     int line = 0;                                       ///< where the value starts, 1-based
 
     /// The entry `key` of a table, or nullptr.
     const Value* find(std::string_view key) const;
+};
+
+/// One key of a table and its value.
+struct Entry
+{
+    std::string key;
+    Value value;
 };
 
 /// "a string", "an integer", "a float", "a boolean", "an array", "a table".
