@@ -58,6 +58,7 @@ public:
     Evaluator* evaluator() const { return m_evaluator; }
     class ToolDocks* toolDocks() const { return m_tools; }
     class Autosave* autosave() const { return m_autosave; }
+    class LaunchDock* launchDock() const { return m_launch; }
     QList<ChartView*> charts() const;
     /// The evaluation the views show now.
     const Evaluation& shown() const { return m_shown; }
@@ -106,6 +107,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     class ToolDocks* m_tools = nullptr;
     class Autosave* m_autosave = nullptr; // unsaved work on disk (crash recovery)
+    class LaunchDock* m_launch = nullptr;
     Evaluation m_shown;
 };
 
