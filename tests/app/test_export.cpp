@@ -7,12 +7,16 @@
 #include "app/mainwindow.h"
 #include "app/report.h"
 #include "cli_runner.h"
+#include "core/calibration.h"
 #include "core/compare.h"
 #include "core/evaluate.h"
 #include "core/scenario_io.h"
+#include "widgets/accuracyview.h"
+#include "widgets/calibrationview.h"
 #include "widgets/chartview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
+#include "widgets/searchview.h"
 #include "widgets/units.h"
 
 #include <QFile>
@@ -128,6 +132,47 @@ class TestExport : public QObject
     QTemporaryDir m_dir;
     Evaluation m_eval;
 
+    void checkScaleLayout(ChartView* view, double scale)
+    {
+        const QString chart = view->chartId();
+        QString error;
+        const QSize size(900, 560);
+        view->resize(size);
+        const QString stamp = scenarioStamp(m_eval.scenario);
+        const QString one = m_dir.filePath(chart + QStringLiteral("-s1.png"));
+        const QString big = m_dir.filePath(chart + QStringLiteral("-s%1.png").arg(scale));
+        QVERIFY2(exportChart(view, one, {size, 1.0}, stamp, &error), qPrintable(error));
+        QVERIFY2(exportChart(view, big, {size, scale}, stamp, &error), qPrintable(error));
+        const QImage a(one);
+        const QImage b(big);
+        QCOMPARE(b.size(), size * scale);
+        const QImage shrunk = b.scaled(size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+        const double diff = meanDifference(a, shrunk);
+        const double rows = rowMismatch(inkRows(a), inkRows(shrunk));
+        QVERIFY2(diff < 4.0 && rows < 0.03, qPrintable(QStringLiteral("%1: mean difference %2, "
+                                                                      "%3 of rows differ")
+                                                           .arg(chart)
+                                                           .arg(diff)
+                                                           .arg(rows)));
+        // The scale-1 PNG is the SVG's picture: one layout for every format.
+        const QString svg = m_dir.filePath(chart + QStringLiteral(".layout.svg"));
+        QVERIFY(exportChart(view, svg, {size, 1.0}, stamp, &error));
+        QImage drawn(size, QImage::Format_RGB32);
+        drawn.fill(a.pixel(0, 0));
+        {
+            QPainter painter(&drawn);
+            QSvgRenderer(svg).render(&painter);
+        }
+        const double svgRows = rowMismatch(inkRows(a), inkRows(drawn));
+        QVERIFY2(svgRows < 0.03,
+                 qPrintable(QStringLiteral("%1: svg rows differ %2").arg(chart).arg(svgRows)));
+        const QString shots = qEnvironmentVariable("PARALENS_SHOT_DIR");
+        if (!shots.isEmpty()) {
+            QFile::copy(one, shots + QStringLiteral("/%1-s1.png").arg(chart));
+            QFile::copy(big, shots + QStringLiteral("/%1-s%2.png").arg(chart).arg(scale));
+        }
+    }
+
 private slots:
     void initTestCase()
     {
@@ -203,41 +248,34 @@ private slots:
         QString error;
         auto view = makeChart(chart, m_eval, &error);
         QVERIFY2(view, qPrintable(error));
-        const QSize size(900, 560);
-        view->resize(size);
-        const QString stamp = scenarioStamp(m_eval.scenario);
-        const QString one = m_dir.filePath(chart + QStringLiteral("-s1.png"));
-        const QString big = m_dir.filePath(chart + QStringLiteral("-s%1.png").arg(scale));
-        QVERIFY2(exportChart(view.get(), one, {size, 1.0}, stamp, &error), qPrintable(error));
-        QVERIFY2(exportChart(view.get(), big, {size, scale}, stamp, &error), qPrintable(error));
-        const QImage a(one);
-        const QImage b(big);
-        QCOMPARE(b.size(), size * scale);
-        const QImage shrunk = b.scaled(size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
-        const double diff = meanDifference(a, shrunk);
-        const double rows = rowMismatch(inkRows(a), inkRows(shrunk));
-        QVERIFY2(diff < 4.0 && rows < 0.03, qPrintable(QStringLiteral("%1: mean difference %2, "
-                                                                      "%3 of rows differ")
-                                                           .arg(chart)
-                                                           .arg(diff)
-                                                           .arg(rows)));
-        // The scale-1 PNG is the SVG's picture: one layout for every format.
-        const QString svg = m_dir.filePath(chart + QStringLiteral(".layout.svg"));
-        QVERIFY(exportChart(view.get(), svg, {size, 1.0}, stamp, &error));
-        QImage drawn(size, QImage::Format_RGB32);
-        drawn.fill(Qt::white);
-        {
-            QPainter painter(&drawn);
-            QSvgRenderer(svg).render(&painter);
+        checkScaleLayout(view.get(), scale);
+    }
+
+    // The tool docks' charts export through the same path: calibration (a fitted curve), the
+    // search scatter and the accuracy chart (empty, with their message).
+    void toolChartsKeepTheLayout()
+    {
+        CollectiveCurve c;
+        c.collective = Collective::AllReduce;
+        c.ranks = 8;
+        for (int e = 20; e <= 30; e += 2) {
+            SizePoint p;
+            p.size_bytes = std::ldexp(1.0, e);
+            p.time_median_seconds = 10e-6 + p.size_bytes * 1.75 / 100e9; // α 10 µs, 100 GB/s
+            p.algbw_gbps = p.size_bytes / p.time_median_seconds / 1e9;
+            p.busbw_gbps = p.algbw_gbps * 1.75;
+            c.points.push_back(p);
         }
-        const double svgRows = rowMismatch(inkRows(a), inkRows(drawn));
-        QVERIFY2(svgRows < 0.03,
-                 qPrintable(QStringLiteral("%1: svg rows differ %2").arg(chart).arg(svgRows)));
-        const QString shots = qEnvironmentVariable("PARALENS_SHOT_DIR");
-        if (!shots.isEmpty()) {
-            QFile::copy(one, shots + QStringLiteral("/%1-s1.png").arg(chart));
-            QFile::copy(big, shots + QStringLiteral("/%1-s%2.png").arg(chart).arg(scale));
-        }
+        c.fit = fitAlphaBeta(c.collective, c.ranks, c.points);
+        CalibrationProfile profile;
+        profile.collectives = {c};
+        CalibrationView calibration;
+        calibration.setProfile(profile);
+        checkScaleLayout(&calibration, 2.0);
+        SearchView search;
+        checkScaleLayout(&search, 2.0);
+        AccuracyView accuracy;
+        checkScaleLayout(&accuracy, 2.0);
     }
 
     // Building, filling, exporting and replotting every chart says nothing on stderr (the
