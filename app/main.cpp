@@ -77,6 +77,7 @@ int main(int argc, char** argv)
     if (rest.size() > 1)
         window.openFile(rest.at(1));
     window.show();
+    window.fitToScreen(); // again with the window frame known
     // Screenshots and demos: PARALENS_ACCURACY_RUNS=FILE[:FILE...] opens the Accuracy dock on
     // those runs (CSV rows on PARALENS_ACCURACY_HARDWARE, a preset id or hardware file);
     // docs/fit.md shows how.

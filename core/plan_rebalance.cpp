@@ -42,6 +42,15 @@ Rebalanced rebalanceForGpus(const Scenario& s, int gpus)
     r.gpus = gpus;
     const std::int64_t n = gpus;
     auto used = [&] { return std::int64_t{p.tp} * p.pp * p.cp; };
+    // Not whole nodes: no plan can run there, so the model-parallel degrees are not worth
+    // giving up for it; validate() names the count.
+    const int perNode = std::max(1, r.cluster.gpus_per_node);
+    if (gpus > perNode && gpus % perNode != 0) {
+        if (divides(used(), n))
+            p.dp = static_cast<int>(gpusLeft(n, used()));
+        note(out.changes, "DP", before.dp, p.dp);
+        return out;
+    }
     // Lowered in this order: PP costs only bubble, CP only ring exchanges, TP the most.
     if (!divides(used(), n))
         p.pp = largestAtMost(

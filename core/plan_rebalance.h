@@ -23,7 +23,8 @@ struct Rebalanced
 ///    follows;
 /// 3. a chunked schedule left with pp = 1 becomes 1F1B; v is clamped to the schedule's
 ///    largest on the new PP; EP is lowered to the largest degree dp·cp still allows.
-/// The result is not validated: a count that is not whole nodes stays for validate() to name.
+/// A count that is not whole nodes of the cluster (above one node) only moves DP, when it
+/// divides; the result is not validated, so validate() names what is still wrong.
 /// `gpus` < 1 returns `s` unchanged with no change listed.
 Rebalanced rebalanceForGpus(const Scenario& s, int gpus);
 

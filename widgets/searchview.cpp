@@ -254,24 +254,28 @@ void SearchView::buildControls()
     m_start->setToolTip(tr("Search every valid plan for the problem below"));
     m_stop->setToolTip(tr("Stop the search; the plans found so far stay"));
 
-    // Three short rows rather than one long one, so the dock fits a narrow screen.
+    // Short rows of two controls rather than one long one, so the dock fits a narrow screen.
+    m_gpus->setMaximumWidth(120);
+    m_batch->setMaximumWidth(120);
     auto* grid = new QGridLayout;
-    grid->addWidget(m_start, 0, 0);
-    grid->addWidget(m_stop, 0, 1);
-    grid->addWidget(m_progress, 0, 2, 1, 3);
     auto* gpusLabel = new QLabel(tr("&GPUs"), this);
     gpusLabel->setBuddy(m_gpus);
     auto* batchLabel = new QLabel(tr("&Batch"), this);
     batchLabel->setBuddy(m_batch);
-    grid->addWidget(gpusLabel, 1, 0);
-    grid->addWidget(m_gpus, 1, 1);
-    grid->addWidget(batchLabel, 1, 2);
-    grid->addWidget(m_batch, 1, 3);
-    grid->addWidget(m_colour, 1, 4);
+    auto* problem = new QHBoxLayout;
+    problem->addWidget(gpusLabel);
+    problem->addWidget(m_gpus, 1);
+    problem->addWidget(batchLabel);
+    problem->addWidget(m_batch, 1);
+    grid->addWidget(m_start, 0, 0);
+    grid->addWidget(m_stop, 0, 1);
+    grid->addWidget(m_progress, 0, 2);
+    grid->addLayout(problem, 1, 0, 1, 3);
     grid->addWidget(m_group, 2, 0, 1, 2);
-    grid->addWidget(m_scheduleFilter, 2, 2, 1, 2);
-    grid->addWidget(m_export, 2, 4);
-    grid->setColumnStretch(4, 1);
+    grid->addWidget(m_scheduleFilter, 2, 2);
+    grid->addWidget(m_colour, 3, 0, 1, 2);
+    grid->addWidget(m_export, 3, 2);
+    grid->setColumnStretch(2, 1);
     layoutBox()->addLayout(grid);
     layoutBox()->addWidget(m_status);
 

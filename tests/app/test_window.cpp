@@ -5,6 +5,7 @@
 // take rebalances it, messages use the controls' labels, and the View and Help menus reach
 // every dock, the theme and the guide.
 #include "app/calibrationpanel.h"
+#include "app/cli.h"
 #include "app/document.h"
 #include "app/helpmenu.h"
 #include "app/mainwindow.h"
@@ -374,6 +375,15 @@ private slots:
             if (a->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)))
                 saveAs = a->text().startsWith(QStringLiteral("Save &As"));
         QVERIFY(saveAs);
+    }
+
+    /// `paralens --present` opens the window in presentation mode, with or without a file.
+    void presentIsAWindowOption()
+    {
+        QVERIFY(!cli::wantsCli({QStringLiteral("paralens"), QStringLiteral("--present")}));
+        QVERIFY(!cli::wantsCli({QStringLiteral("paralens"), QStringLiteral("a.paralens.json"),
+                                QStringLiteral("--present")}));
+        QVERIFY(cli::wantsCli({QStringLiteral("paralens"), QStringLiteral("eval")}));
     }
 
     /// #5: resting the mouse on a memory segment keeps its exact figures; the generic hint

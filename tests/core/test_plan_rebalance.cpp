@@ -77,6 +77,23 @@ private slots:
         QVERIFY(changes(r).contains("TP 8 → 4"));
     }
 
+    void partialNodesKeepTheModelParallelDegrees()
+    {
+        // 60 GPUs are not whole 8-GPU nodes: TP 8 · PP 4 stay (32 does not divide 60, so DP
+        // stays too) and validation names the count.
+        const Rebalanced r = rebalanceForGpus(defaultScenario(), 60);
+        QCOMPARE(r.scenario.gpus, 60);
+        QCOMPARE(r.scenario.parallel.tp, 8);
+        QCOMPARE(r.scenario.parallel.pp, 4);
+        QCOMPARE(r.scenario.parallel.dp, 2);
+        QVERIFY(r.changes.empty());
+        QStringList rules;
+        for (const ValidationError& e : validate(r.scenario))
+            rules << QString::fromStdString(e.rule);
+        QVERIFY(rules.contains("gpus_whole_nodes"));
+        QVERIFY(rules.contains("gpus_product"));
+    }
+
     void nonsenseCountChangesNothing()
     {
         const Scenario s = defaultScenario();
