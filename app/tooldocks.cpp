@@ -14,6 +14,9 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QScrollArea>
+#include <QStyle>
+
+#include <algorithm>
 
 namespace paralens {
 namespace {
@@ -33,6 +36,16 @@ QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title
     dock->setWidget(scroll);
     window->addDockWidget(Qt::RightDockWidgetArea, dock);
     dock->hide(); // tools open on demand; the explorer views keep the room
+    // The scroll area asks for little room; a tool opened on a wide screen gets what its
+    // content asks for, up to 40 % of the window, so its table and plot are not cut.
+    QObject::connect(dock, &QDockWidget::visibilityChanged, dock, [window, dock, content](bool on) {
+        if (!on || dock->isFloating() || dock->property("sized").toBool())
+            return;
+        dock->setProperty("sized", true);
+        const int wanted = content->sizeHint().width() +
+                           dock->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
+        window->resizeDocks({dock}, {std::min(wanted, window->width() * 2 / 5)}, Qt::Horizontal);
+    });
     QAction* toggle = dock->toggleViewAction();
     toggle->setShortcut(shortcut);
     menu->addAction(toggle);
