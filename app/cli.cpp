@@ -121,6 +121,7 @@ bool wantsCli(const QStringList& arguments)
 {
     QStringList args = arguments;
     takePresetOptions(args);
+    args.removeAll(QStringLiteral("--present")); // a window option: presentation mode
     if (args.size() < 2)
         return false;
     // A scenario file opens the window; anything else is a subcommand or an option.

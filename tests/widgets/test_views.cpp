@@ -252,7 +252,7 @@ private slots:
         e.calibrated = true;
         h.setCalibrationSource(QStringLiteral("measured calibration profile h100.json"));
         h.setEstimate(e);
-        QVERIFY(h.calibrationText().contains(QStringLiteral("Calibrated")));
+        QVERIFY(h.calibrationText().contains(QStringLiteral("calibrated")));
         h.setInvalid(QStringLiteral("no plan"));
         QVERIFY(h.calibrationText().isEmpty());
     }
