@@ -33,6 +33,7 @@ const std::array kCommands{
     Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
     Command{"validate", "predicted vs measured for runs files and measured-iteration CSVs",
             cmdValidate},
+    Command{"import-model", "a Hugging Face config.json to a model preset", cmdImportModel},
 };
 
 const Command* find(const QString& name)
@@ -49,7 +50,7 @@ void printHelp(QTextStream& out)
            "       paralens SUBCOMMAND [OPTIONS]             run headless\n\n"
            "Subcommands:\n";
     for (const auto& c : kCommands)
-        out << "  " << QString::fromLatin1(c.name).leftJustified(12) << c.summary << "\n";
+        out << "  " << QString::fromLatin1(c.name).leftJustified(14) << c.summary << "\n";
     out << "\nOptions:\n  --help          show this help (also: paralens SUBCOMMAND --help)\n"
            "  --version       print the version\n"
            "  --presets DIR   add the model/hardware presets in DIR (any subcommand; repeatable).\n"

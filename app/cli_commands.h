@@ -24,6 +24,8 @@ int cmdReference(const QStringList& args);
 int cmdSearch(const QStringList& args);
 int cmdSchedule(const QStringList& args);
 int cmdValidate(const QStringList& args);
+/// `import-model`: a Hugging Face config.json to a model preset (cli_import_model.cpp).
+int cmdImportModel(const QStringList& args);
 
 /// Prints "error: <message>" on stderr and returns the exit code for bad input.
 int fail(const QString& message);

@@ -5,6 +5,7 @@
 #include "app/compare.h"
 #include "app/document.h"
 #include "app/export.h"
+#include "app/import_model_action.h"
 #include "app/tooldocks.h"
 #include "app/workshop.h"
 #include "core/evaluate.h"
@@ -159,6 +160,9 @@ void MainWindow::createActions()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    m_importModel = new ModelImportAction(this, m_doc, file);
+    connect(m_importModel, &ModelImportAction::failed, this, &MainWindow::showError);
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export Chart"));
     for (ChartView* c : charts())
@@ -455,7 +459,16 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 void MainWindow::dropEvent(QDropEvent* event)
 {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.isEmpty() || !maybeSave())
+    if (urls.isEmpty())
+        return;
+    // A Hugging Face config.json changes the model (one undoable edit); a scenario replaces
+    // the document.
+    if (ModelImportAction::isModelConfig(urls.first().toLocalFile())) {
+        event->acceptProposedAction();
+        m_importModel->importFile(urls.first().toLocalFile());
+        return;
+    }
+    if (!maybeSave())
         return;
     event->acceptProposedAction();
     openFile(urls.first().toLocalFile());

@@ -8,7 +8,7 @@ set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 mkdir -p "$out/fuzz_scenario" "$out/fuzz_preset" "$out/fuzz_profile" "$out/fuzz_nccl_log" \
-         "$out/fuzz_estimate" "$out/fuzz_runs" "$out/fuzz_iteration_csv"
+         "$out/fuzz_estimate" "$out/fuzz_runs" "$out/fuzz_iteration_csv" "$out/fuzz_hf_config"
 
 for f in "$src"/resources/examples/*.json; do
     cp "$f" "$out/fuzz_scenario/"
@@ -28,6 +28,11 @@ if [ -d "$src/tests/data" ]; then
     find "$src/tests/data" -name '*.paralens.json' -exec cp {} "$out/fuzz_scenario/" \;
     find "$src/tests/data" -name '*profile*.json' -exec cp {} "$out/fuzz_profile/" \;
     find "$src/tests/data" \( -name '*.txt' -o -name '*.log' \) -exec cp {} "$out/fuzz_nccl_log/" \;
+fi
+
+# Hugging Face config.json files, one per family the importer reads.
+if [ -d "$src/tests/data/hf" ]; then
+    cp "$src"/tests/data/hf/*.json "$out/fuzz_hf_config/"
 fi
 
 # Small generated nccl-tests logs: an all_reduce table with and without footer, srun prefixes.
