@@ -189,7 +189,9 @@ template <typename Report> bool checkModel(const ModelSpec& m, Report& report)
                 str(std::int64_t{m.heads}) + " with multi-head latent attention (model.mla)");
     PL_RULE(m.isMla() && (m.mla.qkHeadDim() < 1 || m.mla.v_head_dim < 1), "mla_head_dims",
             (Fields{"model.mla.qk_nope_head_dim", "model.mla.v_head_dim"}),
-            "model.mla needs qk_nope_head_dim + qk_rope_head_dim and v_head_dim of at least 1");
+            "model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim = " + str(m.mla.qkHeadDim()) +
+                " and model.mla.v_head_dim = " + str(m.mla.v_head_dim) +
+                " must each be at least 1");
     PL_RULE(!m.isMla() && (m.mla.q_lora_rank > 0 || m.mla.v_head_dim > 0), "mla_needs_kv_lora_rank",
             (Fields{"model.mla.kv_lora_rank"}),
             "model.mla fields are set but model.mla.kv_lora_rank is 0 (no latent attention)");
