@@ -29,12 +29,20 @@ struct StepModel
 // The result of walking the stages in order.
 struct StageSweep
 {
-    int slow = 0;             ///< the critical stage: the largest per-micro-batch total
-    double dp_exposed = 0;    ///< once-per-step DP collectives left after their overlap windows
-    double dp_total_slow = 0; ///< every DP collective of the critical stage in one step
+    int slow = 0;          ///< the critical stage: the largest per-micro-batch total
+    double dp_exposed = 0; ///< once-per-step DP collectives left after their overlap windows
     double dp_mb_slow = 0; ///< per-micro-batch DP seconds its compute does not hide, critical stage
-    OptimizerTimes optimizer; ///< the slowest stage's optimizer step and offload
-    CommSeconds comm_slow;    ///< TP, CP, EP seconds per micro-batch on the critical stage
+    OptimizerTimes optimizer;  ///< the slowest stage's optimizer step and offload
+    CommSeconds comm_slow;     ///< TP, CP, EP seconds per micro-batch on the critical stage
+    double dp_hidden_slow = 0; ///< DP seconds per step hidden on the critical stage
+};
+
+// The time one micro-batch keeps a stage busy, which its DP collectives may run beside: its
+// kernels and its TP, CP and EP collectives (on other links: NCCL runs each communicator on
+// its own stream), forward and backward (input and weight gradients).
+struct BusyWindow
+{
+    double forward = 0, backward = 0;
 };
 
 // Per-micro-batch times of one stage: its layers' kernels, the LM head on the last stage, and
@@ -85,32 +93,36 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
             memo = Memo{sp.dense, sp.expert, units, dpCosts(sm.comm, sm.dp, fw, sp, units),
                         optimizerTimes(*in.scenario, fw, *in.constants, sp, sm.hbm)};
         const DpCosts& dp = memo.dp;
-        const double hiddenF = std::min(dp.hideable_forward, t.forward_seconds);
-        const double hiddenB =
-            std::min(dp.hideable_backward, t.backward_seconds + t.weight_seconds);
-        // ZeRO-2/3's per-micro-batch collectives hide only under that micro-batch's compute.
-        const double mbExposed = (dp.forward - hiddenF) + (dp.backward - hiddenB);
+        const BusyWindow win{t.forward_seconds, t.backward_seconds + t.weight_seconds};
+        const double hiddenF = std::min(dp.hideable_forward, win.forward);
+        const double hiddenB = std::min(dp.hideable_backward, win.backward);
+        // ZeRO-2/3's per-micro-batch collectives hide only while that micro-batch keeps the stage
+        // busy; the once-per-step ones get what they leave of the last one.
         // Hidden collectives still hold ModelConstants::comm_sm_share of the SMs, which the
-        // compute they run beside loses for that time (overlap is not free).
+        // compute they run beside loses for that time (overlap is not free): that share of
+        // them is on the critical path, so it counts as exposed, the rest as hidden.
         const double share = in.constants->comm_sm_share;
+        const double mbExposed =
+            (dp.forward - hiddenF) + (dp.backward - hiddenB) + share * (hiddenF + hiddenB);
         t.forward_seconds += dp.forward - hiddenF + share * hiddenF;
         t.backward_seconds += dp.backward - hiddenB + share * hiddenB;
 
         const double bw = t.backward_seconds + t.weight_seconds;
-        // A framework that overlaps the gradient reduction hides it under a share of the
-        // backward (ModelConstants::dp_overlap_fraction; 1 = all of it), unless it is issued
-        // only after that backward.
+        // A framework that overlaps the gradient reduction hides it under a share of the last
+        // backward's compute (ModelConstants::dp_overlap_fraction; 1 = all of it) that the
+        // per-micro-batch collectives left free, unless it is issued only after that backward.
         const bool underBackward = fw.overlap_grad_reduce && !dp.grad_tail_after_backward;
+        const double freeB = win.backward - hiddenB, freeF = win.forward - hiddenF;
         const double gradWindow =
-            slackB + (underBackward ? in.constants->dp_overlap_fraction * bw : 0.0);
-        const double paramWindow = slackF + (fw.overlap_param_gather ? t.forward_seconds : 0.0);
+            slackB + (underBackward ? in.constants->dp_overlap_fraction * freeB : 0.0);
+        const double paramWindow = slackF + (fw.overlap_param_gather ? freeF : 0.0);
         // The part of each window that is this stage's compute, not pipeline idle time, pays
         // the SM share too.
         const double gradUnder = std::max(0.0, std::min(dp.grad_tail, gradWindow) - slackB);
         const double paramUnder = std::max(0.0, std::min(dp.param_tail, paramWindow) - slackF);
-        const double exposed = std::max(0.0, dp.grad_tail - gradWindow) +
-                               std::max(0.0, dp.param_tail - paramWindow) + dp.step_exposed +
-                               share * (gradUnder + paramUnder);
+        const double tailsExposed =
+            std::max(0.0, dp.grad_tail - gradWindow) + std::max(0.0, dp.param_tail - paramWindow);
+        const double exposed = tailsExposed + dp.step_exposed + share * (gradUnder + paramUnder);
         sw.dp_exposed = std::max(sw.dp_exposed, exposed);
         slackB += bw;
         slackF += t.forward_seconds;
@@ -121,9 +133,10 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         stage_times[r] = t;
         if (r == 0 || t.total() > stage_times[std::size_t(sw.slow)].total()) {
             sw.slow = int(r);
-            sw.dp_total_slow = dp.grad_tail + dp.param_tail + dp.step_exposed +
-                               sm.microbatches * (dp.forward + dp.backward);
             sw.dp_mb_slow = mbExposed;
+            sw.dp_hidden_slow = dp.grad_tail + dp.param_tail - tailsExposed -
+                                share * (gradUnder + paramUnder) +
+                                sm.microbatches * (1 - share) * (hiddenF + hiddenB);
             const double layers = st.layers, nm = st.moe_layers;
             const double tpLayers = layers - nm + nm * sm.moe_tp_share;
             sw.comm_slow.tp = tpLayers * (sm.tp.forward + sm.tp.backward);
@@ -172,7 +185,7 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     tb.overlapped.ep = double(mb) * sl.moe_layers * sm.ep.hidden;
     const double hops = p2pHopFactor(in.scenario->parallel);
     tb.overlapped.pp = std::max(0.0, 2.0 * mb * hops * p2p - pc.p2p_exposed_seconds);
-    tb.overlapped.dp = std::max(0.0, sw.dp_total_slow - tb.exposed.dp);
+    tb.overlapped.dp = sw.dp_hidden_slow;
     tb.optimizer_seconds = optimizer;
     tb.offload_seconds = sw.optimizer.offload;
     tb.critical_stage = sw.slow;

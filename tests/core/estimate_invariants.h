@@ -23,7 +23,7 @@ inline bool closeRel(double a, double b, double rel = 1e-9)
 /// hold: every figure finite and >= 0; one stage per pipeline stage; stage totals equal the
 /// sum of their parts (as written by estimateToJson); peak = the largest stage total;
 /// fits = peak <= capacity; bubble fraction in [0, 1]; step time covers its additive parts;
-/// tokens/s · step = tokens per step; HFU >= MFU.
+/// hidden communication within the step; tokens/s · step = tokens per step; HFU >= MFU.
 inline std::string check(const Scenario& s, const Estimate& e)
 {
     auto bad = [](const char* name, double v) {
@@ -113,6 +113,15 @@ inline std::string check(const Scenario& s, const Estimate& e)
         return "step_seconds is not positive for a runnable plan";
     if (t.step_seconds * (1 + 1e-9) < t.exposed.dp + t.optimizer_seconds + t.offload_seconds)
         return "step_seconds is below the sum of its DP, optimizer and offload parts";
+    // Hidden communication runs beside the step's compute or in its pipeline idle time, never
+    // beyond the step (the breakdown draws it against the step line).
+    const CommSeconds& o = t.overlapped;
+    if (o.tp + o.cp + o.ep + o.pp + o.dp > t.step_seconds * (1 + 1e-9))
+        return "hidden communication " + std::to_string(o.tp + o.cp + o.ep + o.pp + o.dp) +
+               " s exceeds the step " + std::to_string(t.step_seconds) + " s";
+    const CommSeconds& x = t.exposed;
+    if (o.dp > (t.compute_seconds + t.bubble_seconds + x.tp + x.cp + x.ep + x.pp) * (1 + 1e-9))
+        return "hidden DP communication exceeds the busy and idle time it can run beside";
     if (!closeRel(th.tokens_per_second * t.step_seconds, e.tokens_per_step, 1e-6))
         return "tokens_per_second * step_seconds != tokens_per_step";
     if (th.hfu * (1 + 1e-9) + 1e-15 < th.mfu)

@@ -7,6 +7,7 @@
 
 #include "core/comm_time.h"
 #include "core/dims.h"
+#include "core/dp_time.h"
 #include "core/evaluate.h"
 #include "core/framework.h"
 #include "core/time.h"
@@ -364,6 +365,47 @@ private slots:
                       1e-12);
         QVERIFY_CLOSE(o.exposed.dp + o.overlapped.dp, allReduce, 1e-12);
         QVERIFY(o.step_seconds < t.step_seconds);
+    }
+
+    void hiddenDataParallelFitsItsWindows()
+    {
+        // ZeRO-2 with hybrid sharding (shard group 8 of dp 16, two nodes of 8): the per-micro-
+        // batch gradient reduce-scatter and the replicas' once-per-step all-reduce both want the
+        // one micro-batch's backward, the parameter all-gather its forward. What they hide
+        // together cannot exceed that micro-batch's compute, and the
+        // collectives' exposed and hidden parts add up to their whole (found by issue 16: DP
+        // communication "hidden under" more than the step's compute).
+        Scenario s = oneGpu(Recompute::None);
+        s.cluster = h100_sxm();
+        s.cluster.scale_out_gbps = 1; // slow replicas: their all-reduce outlasts the backward
+        s.parallel.dp = 16;
+        s.parallel.zero = 2;
+        s.parallel.shard_group = 8;
+        s.gpus = 16;
+        s.training.global_batch = 16;
+        Step step(s, flatKernels());
+        const TimeBreakdown& t = step.run();
+        // The compute the collectives may run beside: the same plan without DP.
+        Scenario one = s;
+        one.parallel.dp = 1;
+        one.gpus = 1;
+        one.training.global_batch = 1;
+        one.parallel.shard_group = 0;
+        Step alone(one, flatKernels());
+        alone.run();
+        const double window = alone.times[0].total();
+        QVERIFY(t.exposed.dp > 0);
+        QVERIFY2(
+            t.overlapped.dp <= window * (1 + 1e-9),
+            qPrintable(
+                QString("hidden %1 s under %2 s of compute").arg(t.overlapped.dp).arg(window)));
+        // Every DP collective of the step is either exposed or hidden.
+        const Dims d = dimsOf(s.model, ActivationShape::of(s), 1);
+        const CommContext c = context(step.s, d, step.topo, step.k);
+        const DpCosts dp = dpCosts(c, dpLinks(c), step.fw, step.params[0], 3);
+        QVERIFY_CLOSE(t.exposed.dp + t.overlapped.dp,
+                      dp.grad_tail + dp.param_tail + dp.step_exposed + dp.forward + dp.backward,
+                      1e-9);
     }
 
     void shardGroupIsClampedToDp()
