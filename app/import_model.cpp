@@ -12,20 +12,28 @@
 
 namespace paralens {
 
-QString defaultPresetId(const HfImport& imp, const QString& configPath)
+namespace {
+
+// What names the model: `_name_or_path`, else the file's name unless it is config.json, else
+// its folder's unless that is a Hugging Face snapshot hash (snapshots/<40-hex commit>/); "".
+QString nameHint(const HfImport& imp, const QString& configPath)
 {
-    if (const std::string id = presetIdFrom(imp.name_or_path); !id.empty())
-        return QString::fromStdString(id);
+    if (!imp.name_or_path.empty())
+        return QString::fromStdString(imp.name_or_path);
     const QFileInfo info(configPath);
     if (info.completeBaseName() != QLatin1String("config"))
-        if (const std::string id = presetIdFrom(info.completeBaseName().toStdString()); !id.empty())
-            return QString::fromStdString(id);
-    // Hugging Face caches keep config.json in snapshots/<40-hex commit>/.
+        return info.completeBaseName();
     static const QRegularExpression hash(QStringLiteral("^[0-9a-f]{32,}$"));
     const QString folder = info.absoluteDir().dirName();
-    if (!hash.match(folder).hasMatch())
-        if (const std::string id = presetIdFrom(folder.toStdString()); !id.empty())
-            return QString::fromStdString(id);
+    return hash.match(folder).hasMatch() ? QString() : folder;
+}
+
+} // namespace
+
+QString defaultPresetId(const HfImport& imp, const QString& configPath)
+{
+    if (const std::string id = presetIdFrom(nameHint(imp, configPath).toStdString()); !id.empty())
+        return QString::fromStdString(id);
     return QString::fromStdString(presetIdFrom(imp.family)) + QStringLiteral("-import");
 }
 
@@ -34,6 +42,9 @@ ModelImport importModelPreset(const QString& configPath, const QString& id,
 {
     ModelImport out;
     out.imported = importHfConfigFile(configPath.toStdString());
+    if (const QString name = nameHint(out.imported, configPath);
+        out.imported.name_or_path.empty() && !name.isEmpty() && name.size() <= 128)
+        out.imported.model.name = name.toStdString();
     out.id = id.isEmpty() ? defaultPresetId(out.imported, configPath) : id;
     const std::string file = QFileInfo(configPath).fileName().toStdString();
     const std::string text =

@@ -21,8 +21,9 @@ struct ModelImport
 QString defaultPresetId(const HfImport& imp, const QString& configPath);
 
 /// Reads the config.json at `configPath` and builds its preset under `id` (defaultPresetId()
-/// when empty). The preset is loaded into a copy of `library` before it is returned, so a
-/// malformed one or an id that exists there is an InputError, as is anything wrong in the file.
+/// when empty); the model is named like the default id, in its own spelling. The preset is loaded
+/// into a copy of `library` before it is returned, so a malformed one or an id that exists there is
+/// an InputError, as is anything wrong in the file.
 ModelImport importModelPreset(const QString& configPath, const QString& id,
                               const PresetLibrary& library);
 
