@@ -33,6 +33,14 @@ const std::array kCommands{
     Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
     Command{"validate", "predicted vs measured for runs files and measured-iteration CSVs",
             cmdValidate},
+    Command{"launch-config",
+            "the plan as Megatron-LM, Megatron-Bridge, torchtitan or DeepSpeed "
+            "launch files",
+            cmdLaunchConfig},
+    Command{"import-launch",
+            "read a launch script, torchtitan TOML or DeepSpeed JSON into a "
+            "scenario",
+            cmdImportLaunch},
     Command{"import-model", "a Hugging Face config.json to a model preset", cmdImportModel},
 };
 

@@ -24,6 +24,9 @@ int cmdReference(const QStringList& args);
 int cmdSearch(const QStringList& args);
 int cmdSchedule(const QStringList& args);
 int cmdValidate(const QStringList& args);
+/// launch-config and import-launch (cli_launch.cpp).
+int cmdLaunchConfig(const QStringList& args);
+int cmdImportLaunch(const QStringList& args);
 /// `import-model`: a Hugging Face config.json to a model preset (cli_import_model.cpp).
 int cmdImportModel(const QStringList& args);
 

@@ -6,6 +6,7 @@
 #include "app/document.h"
 #include "app/export.h"
 #include "app/import_model_action.h"
+#include "app/launchdock.h"
 #include "app/tooldocks.h"
 #include "app/workshop.h"
 #include "core/evaluate.h"
@@ -170,6 +171,11 @@ void MainWindow::createActions()
                               [this, c] { exportChartDialog(c); });
     file->addAction(tr("Export &Report (PDF)…"), this, &MainWindow::exportReportDialog);
     file->addAction(tr("Export Schedule &Trace (Perfetto)…"), this, &MainWindow::exportTraceDialog);
+    // The Launch dock (app/launchdock.cpp): View ▸ Launch, File ▸ Import Launch Config….
+    m_launch = new LaunchDock(this, m_doc);
+    file->addAction(m_launch->importAction());
+    connect(m_launch, &LaunchDock::failed, this,
+            [this](const QString& message) { showError(tr("Launch config"), message); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -183,6 +189,7 @@ void MainWindow::createActions()
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_workshop->presentationAction());
+    view->addAction(m_launch->dock()->toggleViewAction());
     QMenu* compare = menuBar()->addMenu(tr("&Compare"));
     QAction* pin =
         compare->addAction(tr("&Pin as Baseline"), this, [this] { m_compare->pin(m_shown); });

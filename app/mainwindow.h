@@ -58,6 +58,7 @@ public:
     Evaluator* evaluator() const { return m_evaluator; }
     class ToolDocks* toolDocks() const { return m_tools; }
     class Autosave* autosave() const { return m_autosave; }
+    class LaunchDock* launchDock() const { return m_launch; }
     class ModelImportAction* modelImport() const { return m_importModel; }
     QList<ChartView*> charts() const;
     /// The evaluation the views show now.
@@ -106,7 +107,8 @@ private:
     QLabel* m_status = nullptr;
     QMenu* m_recentMenu = nullptr;
     class ToolDocks* m_tools = nullptr;
-    class Autosave* m_autosave = nullptr;             // unsaved work on disk (crash recovery)
+    class Autosave* m_autosave = nullptr; // unsaved work on disk (crash recovery)
+    class LaunchDock* m_launch = nullptr;
     class ModelImportAction* m_importModel = nullptr; // File ▸ Import Model…, dropped configs
     Evaluation m_shown;
 };
