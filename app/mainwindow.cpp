@@ -6,6 +6,7 @@
 #include "app/document.h"
 #include "app/export.h"
 #include "app/helpmenu.h"
+#include "app/import_model_action.h"
 #include "app/launchdock.h"
 #include "app/report.h"
 #include "app/theme.h"
@@ -184,6 +185,9 @@ void MainWindow::createActions()
     if (!saveAsKeys.contains(ctrlShiftS))
         saveAsKeys.prepend(ctrlShiftS);
     saveAs->setShortcuts(saveAsKeys);
+    file->addSeparator();
+    m_importModel = new ModelImportAction(this, m_doc, file);
+    connect(m_importModel, &ModelImportAction::failed, this, &MainWindow::showError);
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export Chart"));
     for (ChartView* c : charts() + m_tools->charts())
@@ -585,7 +589,16 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 void MainWindow::dropEvent(QDropEvent* event)
 {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.isEmpty() || !maybeSave())
+    if (urls.isEmpty())
+        return;
+    // A Hugging Face config.json changes the model (one undoable edit); a scenario replaces
+    // the document.
+    if (ModelImportAction::isModelConfig(urls.first().toLocalFile())) {
+        event->acceptProposedAction();
+        m_importModel->importFile(urls.first().toLocalFile());
+        return;
+    }
+    if (!maybeSave())
         return;
     event->acceptProposedAction();
     openFile(urls.first().toLocalFile());
