@@ -24,6 +24,7 @@ int cmdReference(const QStringList& args);
 int cmdSearch(const QStringList& args);
 int cmdSchedule(const QStringList& args);
 int cmdValidate(const QStringList& args);
+int cmdTour(const QStringList& args);
 
 /// Prints "error: <message>" on stderr and returns the exit code for bad input.
 int fail(const QString& message);

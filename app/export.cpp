@@ -25,7 +25,14 @@ namespace {
 constexpr int kDpi = 96;
 constexpr double kDotsPerMeter = kDpi / 0.0254;
 
-/// Draws the plot into `target` (logical pixels) and the stamp line under it.
+void vectorMode(QCPPainter& painter)
+{
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+}
+
+} // namespace
+
 void renderChart(QCustomPlot* plot, QCPPainter* painter, const QRect& target, const QString& stamp,
                  const QPalette& palette)
 {
@@ -58,14 +65,6 @@ void renderChart(QCustomPlot* plot, QCPPainter* painter, const QRect& target, co
         painter->restore();
     }
 }
-
-void vectorMode(QCPPainter& painter)
-{
-    painter.setMode(QCPPainter::pmVectorized);
-    painter.setMode(QCPPainter::pmNoCaching);
-}
-
-} // namespace
 
 std::optional<ExportFormat> exportFormatFor(const QString& path)
 {

@@ -11,6 +11,11 @@
 #include <memory>
 #include <optional>
 
+class QCPPainter;
+class QCustomPlot;
+class QPalette;
+class QRect;
+
 namespace paralens {
 
 class ChartView;
@@ -43,6 +48,11 @@ QString scenarioStamp(const Scenario& s);
 /// single export path of the menu, the context menus and `paralens export`.
 bool exportChart(ChartView* view, const QString& path, const ExportOptions& options,
                  const QString& stamp, QString* error);
+
+/// Draws the plot into `target` (logical pixels of the painter's device) with the stamp line
+/// under it; the drawing step of every export (the report, tour handouts).
+void renderChart(QCustomPlot* plot, QCPPainter* painter, const QRect& target, const QString& stamp,
+                 const QPalette& palette);
 
 /// Writes one PDF: the scenario, the headline figures, then every chart.
 bool exportReport(const QString& path, const Scenario& scenario, const Headline* headline,
