@@ -145,7 +145,7 @@ TourStep readStep(const json& j, std::size_t i, json& document, const PresetLibr
         if (const json* ex = r.child("expect"))
             step.expect = readExpect(*ex, path + ".expect");
         try {
-            tour::checkCaption(step.caption, had_previous);
+            tour::checkCaption(step.caption, i);
         } catch (const InputError& e) {
             throw InputError(path + ".caption", std::string("caption: ") + e.what());
         }
@@ -252,11 +252,11 @@ std::vector<TourStepResult> runTour(const Tour& tour)
         evaluate(step.scenario, r.estimate);
         r.failures = checkExpect(step.expect, step.scenario, r.estimate);
         const tour::StepFigures now{&step.scenario, &r.estimate};
-        const tour::StepFigures before =
-            i > 0 ? tour::StepFigures{&tour.steps[i - 1].scenario, &results[i - 1].estimate}
-                  : tour::StepFigures{};
+        std::vector<tour::StepFigures> earlier;
+        for (std::size_t k = 0; k < i; ++k)
+            earlier.push_back({&tour.steps[k].scenario, &results[k].estimate});
         try {
-            r.caption = tour::fillCaption(step.caption, now, i > 0 ? &before : nullptr);
+            r.caption = tour::fillCaption(step.caption, now, earlier);
         } catch (const InputError& e) {
             throw InputError("steps[" + std::to_string(i) + "].caption",
                              tour.source + ": " + stepName(i, step.title) + ": caption: " +

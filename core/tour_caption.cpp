@@ -147,7 +147,43 @@ std::string format(double v, Unit unit)
     return {};
 }
 
-/// Calls on(name, is_prev) for each placeholder and literal(text) for the text between;
+/// Which step a placeholder reads: this one, the one before, or step N (1-based).
+struct StepRef
+{
+    enum Kind
+    {
+        This,
+        Previous,
+        Numbered
+    } kind = This;
+    std::size_t number = 0; ///< for Numbered, 1-based
+    std::string spelled;    ///< "prev." or "stepN.", for messages
+};
+
+/// Splits "prev.mfu" / "step3.mfu" / "mfu" into the step reference and the figure name.
+StepRef splitRef(std::string_view& name)
+{
+    StepRef ref;
+    const std::size_t dot = name.find('.');
+    if (dot == std::string_view::npos)
+        return ref;
+    const std::string_view head = name.substr(0, dot);
+    ref.spelled = std::string(name.substr(0, dot + 1));
+    if (head == "prev") {
+        ref.kind = StepRef::Previous;
+    } else if (head.size() > 4 && head.substr(0, 4) == "step" && head.size() <= 8 &&
+               head.find_first_not_of("0123456789", 4) == std::string_view::npos) {
+        ref.kind = StepRef::Numbered;
+        ref.number = std::stoul(std::string(head.substr(4)));
+    } else {
+        throw InputError("", "{" + std::string(name) + "}: '" + std::string(head) +
+                                 ".' is not prev. or stepN.");
+    }
+    name.remove_prefix(dot + 1);
+    return ref;
+}
+
+/// Calls on(name, ref) for each placeholder and literal(text) for the text between;
 /// throws for an unclosed `{`, a stray `}` or an empty name.
 template <typename OnName, typename OnText>
 void scan(std::string_view c, OnName on, OnText literal)
@@ -175,13 +211,11 @@ void scan(std::string_view c, OnName on, OnText literal)
             throw InputError("", "a '{' at character " + std::to_string(i + 1) +
                                      " is never closed (write {{ for a literal brace)");
         std::string_view name = c.substr(i + 1, close - i - 1);
-        const bool prev = name.substr(0, 5) == "prev.";
-        if (prev)
-            name.remove_prefix(5);
         if (name.empty() || name.find('{') != std::string_view::npos)
             throw InputError("", "an empty or malformed placeholder at character " +
                                      std::to_string(i + 1));
-        on(name, prev);
+        const StepRef ref = splitRef(name);
+        on(name, ref);
         i = close + 1;
     }
 }
@@ -236,30 +270,37 @@ std::string figureText(std::string_view name, const StepFigures& step)
     return format(v, f->unit);
 }
 
-void checkCaption(std::string_view caption, bool has_previous)
+void checkCaption(std::string_view caption, std::size_t step_index)
 {
     scan(
         caption,
-        [&](std::string_view name, bool prev) {
+        [&](std::string_view name, const StepRef& ref) {
             if (!isFigure(name))
-                throw InputError("", "{" + std::string(prev ? "prev." : "") + std::string(name) +
+                throw InputError("", "{" + ref.spelled + std::string(name) +
                                          "}: unknown placeholder (known: " + knownList() + ")");
-            if (prev && !has_previous)
+            if (ref.kind == StepRef::Previous && step_index == 0)
                 throw InputError("", "{prev." + std::string(name) +
                                          "}: the first step has no previous step");
+            if (ref.kind == StepRef::Numbered && (ref.number < 1 || ref.number > step_index))
+                throw InputError("", "{" + ref.spelled + std::string(name) +
+                                         "}: step " + std::to_string(ref.number) +
+                                         " is not an earlier step");
         },
         [](std::string_view) {});
 }
 
 std::string fillCaption(std::string_view caption, const StepFigures& step,
-                        const StepFigures* previous)
+                        const std::vector<StepFigures>& earlier)
 {
-    checkCaption(caption, previous != nullptr);
+    checkCaption(caption, earlier.size());
     std::string out;
     scan(
         caption,
-        [&](std::string_view name, bool prev) {
-            out += prev ? figureText(name, *previous) : figureText(name, step);
+        [&](std::string_view name, const StepRef& ref) {
+            const StepFigures& from = ref.kind == StepRef::This       ? step
+                                      : ref.kind == StepRef::Previous ? earlier.back()
+                                                                      : earlier[ref.number - 1];
+            out += figureText(name, from);
         },
         [&](std::string_view text) { out += text; });
     return out;

@@ -32,13 +32,14 @@ std::optional<double> figureValue(std::string_view name, const StepFigures& step
 /// Throws InputError("", "{name}: ...") when the value is not finite.
 std::string figureText(std::string_view name, const StepFigures& step);
 
-/// Checks a caption's placeholders without evaluating anything: each `{name}` or
-/// `{prev.name}` must name a figure (`prev.` only when there is a previous step); `{{` and `}}`
-/// are literal braces. Throws InputError("", message) naming the first bad placeholder.
-void checkCaption(std::string_view caption, bool has_previous);
-/// The caption with every placeholder replaced; `previous` fills `{prev.name}`. Throws
-/// InputError as checkCaption() and figureText() do.
+/// Checks a caption's placeholders without evaluating anything: each `{name}`, `{prev.name}`
+/// (the step before) or `{stepN.name}` (an earlier step, counted from 1) must name a figure and
+/// a step before this one, the step_index-th (0-based); `{{` and `}}` are literal braces.
+/// Throws InputError("", message) naming the first bad placeholder.
+void checkCaption(std::string_view caption, std::size_t step_index);
+/// The caption with every placeholder replaced; `earlier` holds the steps before this one, in
+/// order. Throws InputError as checkCaption() and figureText() do.
 std::string fillCaption(std::string_view caption, const StepFigures& step,
-                        const StepFigures* previous);
+                        const std::vector<StepFigures>& earlier);
 
 } // namespace paralens::tour
