@@ -106,8 +106,7 @@ int figureRow(QPainter& p, const Fonts& f, const QRect& area, int y, const Scena
     const tour::StepFigures step{&s, &e};
     auto text = [&](const char* name) { return QString::fromStdString(tour::figureText(name, step)); };
     const QList<QPair<QString, QString>> cells{
-        {QObject::tr("Peak memory per GPU"),
-         QStringLiteral("%1 of %2").arg(text("peak_gib"), text("capacity_gib"))},
+        {QObject::tr("Peak per GPU, of %1").arg(text("capacity_gib")), text("peak_gib")},
         {QObject::tr("Fits"), e.fits ? QObject::tr("yes") : QObject::tr("no")},
         {QObject::tr("Step time"), text("step_s")},
         {QObject::tr("Tokens/s"), text("tokens_per_s")},
