@@ -28,8 +28,8 @@ QString figures(const TourStep& step, const TourStepResult& r)
     const tour::StepFigures f{&step.scenario, &r.estimate};
     auto t = [&](const char* name) { return QString::fromStdString(tour::figureText(name, f)); };
     return QStringLiteral("peak %1 of %2 (%3), step %4, %5 tokens/s, MFU %6, bubble %7")
-        .arg(t("peak_gib"), t("capacity_gib"), t("fits"), t("step_s"), t("tokens_per_s"),
-             t("mfu"), t("bubble"));
+        .arg(t("peak_gib"), t("capacity_gib"), t("fits"), t("step_s"), t("tokens_per_s"), t("mfu"),
+             t("bubble"));
 }
 
 QString stepLabel(const Tour& tour, std::size_t i)
@@ -108,10 +108,9 @@ int cmdTour(const QStringList& args)
             for (const std::string& f : r.failures)
                 out << "       " << QString::fromStdString(f) << "\n";
         } else {
-            out << "\n" << stepLabel(tour, i) << " [" << toString(tour.steps[i].view).data()
-                << "]\n"
-                << QString::fromStdString(r.caption) << "\n  " << figures(tour.steps[i], r)
-                << "\n";
+            out << "\n"
+                << stepLabel(tour, i) << " [" << toString(tour.steps[i].view).data() << "]\n"
+                << QString::fromStdString(r.caption) << "\n  " << figures(tour.steps[i], r) << "\n";
         }
     }
     out.flush();

@@ -23,7 +23,10 @@ namespace {
 constexpr int kDpi = 96;
 const QSize kChartSize(1200, 800);
 
-QString stepPrefix(std::size_t i) { return QStringLiteral("step-%1").arg(i + 1, 2, 10, QChar('0')); }
+QString stepPrefix(std::size_t i)
+{
+    return QStringLiteral("step-%1").arg(i + 1, 2, 10, QChar('0'));
+}
 
 /// The plan map: every plan of the step's problem, tokens/s against peak memory, searched
 /// here and now (about a second on two cores for 64 GPUs).
@@ -43,8 +46,7 @@ std::unique_ptr<ChartView> planMap(const Scenario& s)
     return view;
 }
 
-std::unique_ptr<ChartView> chartFor(const QString& id, const Evaluation& evaluation,
-                                    QString* error)
+std::unique_ptr<ChartView> chartFor(const QString& id, const Evaluation& evaluation, QString* error)
 {
     if (id == QLatin1String("plan-map"))
         return planMap(evaluation.scenario);
@@ -90,9 +92,9 @@ void titlePage(QPainter& p, const Fonts& f, const QRect& area, const Tour& tour)
         y = drawWrapped(p, f.caption, area, y + 12, QString::fromStdString(tour.description));
     y += 18;
     for (std::size_t i = 0; i < tour.steps.size(); ++i)
-        y = drawWrapped(p, f.caption, area, y + 4,
-                        QStringLiteral("%1. %2").arg(i + 1).arg(
-                            QString::fromStdString(tour.steps[i].title)));
+        y = drawWrapped(
+            p, f.caption, area, y + 4,
+            QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(tour.steps[i].title)));
     p.setPen(Qt::darkGray);
     drawWrapped(p, f.small, area, area.bottom() - 20,
                 QObject::tr("Figures are the ParaLens model's (datasheet constants, no "
@@ -104,7 +106,9 @@ int figureRow(QPainter& p, const Fonts& f, const QRect& area, int y, const Scena
               const Estimate& e)
 {
     const tour::StepFigures step{&s, &e};
-    auto text = [&](const char* name) { return QString::fromStdString(tour::figureText(name, step)); };
+    auto text = [&](const char* name) {
+        return QString::fromStdString(tour::figureText(name, step));
+    };
     const QList<QPair<QString, QString>> cells{
         {QObject::tr("Peak per GPU, of %1").arg(text("capacity_gib")), text("peak_gib")},
         {QObject::tr("Fits"), e.fits ? QObject::tr("yes") : QObject::tr("no")},
@@ -173,9 +177,8 @@ bool writePdf(const Tour& tour, const std::vector<TourStepResult>& results, cons
         y = figureRow(painter, f, area, y + 12, step.scenario, r.estimate);
         const Evaluation evaluation = Evaluator::evaluateScenario(step.scenario);
         QString chartError;
-        const auto chart =
-            chartFor(QString::fromStdString(std::string(toString(step.view))), evaluation,
-                     &chartError);
+        const auto chart = chartFor(QString::fromStdString(std::string(toString(step.view))),
+                                    evaluation, &chartError);
         if (!chart) {
             *error = chartError;
             return false;

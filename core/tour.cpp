@@ -25,7 +25,10 @@ using nlohmann::json;
 constexpr std::size_t kMaxTourSteps = 200;
 constexpr const char* kTourSuffix = ".paralens-tour.json";
 
-std::string stepPath(std::size_t i) { return "steps[" + std::to_string(i) + "]"; }
+std::string stepPath(std::size_t i)
+{
+    return "steps[" + std::to_string(i) + "]";
+}
 
 /// "step 3 ('Title')": steps are counted from 1, as the presenter's counter shows them.
 std::string stepName(std::size_t i, const std::string& title)
@@ -50,15 +53,14 @@ TourExpect readExpect(const json& j, const std::string& path)
             continue;
         }
         if (!tour::isNumericFigure(key))
-            throw InputError(at, at + ": unknown check (fits, or a numeric figure: " +
-                                     [] {
-                                         std::string s;
-                                         for (const auto& n : tour::figureNames())
-                                             if (tour::isNumericFigure(n))
-                                                 s += (s.empty() ? "" : ", ") + n;
-                                         return s;
-                                     }() +
-                                     ")");
+            throw InputError(
+                at, at + ": unknown check (fits, or a numeric figure: " + [] {
+                    std::string s;
+                    for (const auto& n : tour::figureNames())
+                        if (tour::isNumericFigure(n))
+                            s += (s.empty() ? "" : ", ") + n;
+                    return s;
+                }() + ")");
         if (!value.is_array() || value.size() != 2 || !value[0].is_number() ||
             !value[1].is_number())
             throw InputError(at, at + ": expected a range [lo, hi] of two numbers, got " +
@@ -95,9 +97,10 @@ json stepDocument(ObjectReader& r, std::size_t i, const json* previous)
         throw InputError(path + ".patch",
                          path + ".patch: the first step has no scenario to patch; give scenario");
     if (!patch->is_object())
-        throw InputError(path + ".patch", path + ".patch: expected an object (a JSON merge "
-                                                 "patch, RFC 7396), got " +
-                                                 jsonio::typeName(*patch));
+        throw InputError(path + ".patch", path +
+                                              ".patch: expected an object (a JSON merge "
+                                              "patch, RFC 7396), got " +
+                                              jsonio::typeName(*patch));
     json doc = *previous;
     doc.merge_patch(*patch);
     return doc;
@@ -137,8 +140,7 @@ TourStep readStep(const json& j, std::size_t i, json& document, const PresetLibr
         const bool had_previous = !document.is_null();
         json doc = stepDocument(r, i, had_previous ? &document : nullptr);
         step.patched = r.has("patch");
-        step.scenario =
-            stepScenario(doc, path + (step.patched ? ".patch" : ".scenario"), presets);
+        step.scenario = stepScenario(doc, path + (step.patched ? ".patch" : ".scenario"), presets);
         document = std::move(doc);
         r.readEnum("view", step.view, parseTourView,
                    "memory, gantt, breakdown, topology, plan-map");
@@ -226,8 +228,7 @@ Tour loadTourFile(const std::string& path, const PresetLibrary& presets)
     return parseTour(readInputFile(path, kMaxTourFileBytes, "tour file", ""), path, presets);
 }
 
-std::vector<std::string> checkExpect(const TourExpect& expect, const Scenario& s,
-                                     const Estimate& e)
+std::vector<std::string> checkExpect(const TourExpect& expect, const Scenario& s, const Estimate& e)
 {
     std::vector<std::string> failures;
     if (expect.fits && *expect.fits != e.fits)
@@ -259,8 +260,8 @@ std::vector<TourStepResult> runTour(const Tour& tour)
             r.caption = tour::fillCaption(step.caption, now, earlier);
         } catch (const InputError& e) {
             throw InputError("steps[" + std::to_string(i) + "].caption",
-                             tour.source + ": " + stepName(i, step.title) + ": caption: " +
-                                 e.what());
+                             tour.source + ": " + stepName(i, step.title) +
+                                 ": caption: " + e.what());
         }
     }
     return results;
@@ -273,8 +274,8 @@ std::vector<BundledTour> bundledTours()
     for (const auto& f : embedded::tourFiles()) {
         std::string id = f.path;
         id = id.substr(id.find_last_of('/') + 1);
-        if (id.size() > suffix.size() && id.compare(id.size() - suffix.size(), suffix.size(),
-                                                    suffix) == 0)
+        if (id.size() > suffix.size() &&
+            id.compare(id.size() - suffix.size(), suffix.size(), suffix) == 0)
             id.resize(id.size() - suffix.size());
         tours.push_back({id, f.content});
     }

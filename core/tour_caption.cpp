@@ -27,7 +27,7 @@ struct Figure
 {
     const char* name;
     Unit unit;
-    std::function<double(const Scenario&, const Estimate&)> value; ///< numeric figures
+    std::function<double(const Scenario&, const Estimate&)> value;     ///< numeric figures
     std::function<std::string(const Scenario&, const Estimate&)> text; ///< Text figures
 };
 
@@ -39,7 +39,7 @@ const StageMemory* peakStage(const Estimate& e)
     return e.stages.empty() ? nullptr : &e.stages.front();
 }
 
-double peakTerm(const Estimate& e, double StageMemory::* term)
+double peakTerm(const Estimate& e, double StageMemory::*term)
 {
     const StageMemory* st = peakStage(e);
     return st ? st->*term / units::kGiB : std::nan("");
@@ -53,15 +53,20 @@ const std::vector<Figure>& figures()
     static const std::vector<Figure> table = {
         {"peak_gib", Unit::GiB, [](S, E e) { return e.peak_bytes / units::kGiB; }, {}},
         {"capacity_gib", Unit::GiB, [](S, E e) { return e.capacity_bytes / units::kGiB; }, {}},
-        {"headroom_gib", Unit::GiB,
-         [](S, E e) { return (e.capacity_bytes - e.peak_bytes) / units::kGiB; }, {}},
-        {"params_gib", Unit::GiB, [](S, E e) { return peakTerm(e, &StageMemory::parameters); },
+        {"headroom_gib",
+         Unit::GiB,
+         [](S, E e) { return (e.capacity_bytes - e.peak_bytes) / units::kGiB; },
          {}},
+        {"params_gib", Unit::GiB, [](S, E e) { return peakTerm(e, &StageMemory::parameters); }, {}},
         {"grads_gib", Unit::GiB, [](S, E e) { return peakTerm(e, &StageMemory::gradients); }, {}},
-        {"optimizer_gib", Unit::GiB,
-         [](S, E e) { return peakTerm(e, &StageMemory::optimizer_states); }, {}},
-        {"activations_gib", Unit::GiB,
-         [](S, E e) { return peakTerm(e, &StageMemory::activations); }, {}},
+        {"optimizer_gib",
+         Unit::GiB,
+         [](S, E e) { return peakTerm(e, &StageMemory::optimizer_states); },
+         {}},
+        {"activations_gib",
+         Unit::GiB,
+         [](S, E e) { return peakTerm(e, &StageMemory::activations); },
+         {}},
         {"step_s", Unit::Seconds, [](S, E e) { return e.time.step_seconds; }, {}},
         {"compute_s", Unit::Seconds, [](S, E e) { return e.time.compute_seconds; }, {}},
         {"bubble_s", Unit::Seconds, [](S, E e) { return e.time.bubble_seconds; }, {}},
@@ -73,8 +78,7 @@ const std::vector<Figure>& figures()
         {"comm_s", Unit::Seconds, [](S, E e) { return e.time.exposed.total(); }, {}},
         {"hidden_comm_s", Unit::Seconds, [](S, E e) { return e.time.overlapped.total(); }, {}},
         {"bubble", Unit::Percent, [](S, E e) { return 100 * e.time.bubble_fraction; }, {}},
-        {"bubble_overhead", Unit::Percent, [](S, E e) { return 100 * e.time.bubble_overhead; },
-         {}},
+        {"bubble_overhead", Unit::Percent, [](S, E e) { return 100 * e.time.bubble_overhead; }, {}},
         {"mfu", Unit::Percent, [](S, E e) { return 100 * e.throughput.mfu; }, {}},
         {"hfu", Unit::Percent, [](S, E e) { return 100 * e.throughput.hfu; }, {}},
         {"tflops", Unit::Tflops, [](S, E e) { return e.throughput.tflops_per_gpu; }, {}},
@@ -91,10 +95,16 @@ const std::vector<Figure>& figures()
         {"micro_batch", Unit::Count, [](S s, E) { return double(s.training.micro_batch); }, {}},
         {"global_batch", Unit::Count, [](S s, E) { return double(s.training.global_batch); }, {}},
         {"seq_len", Unit::Count, [](S s, E) { return double(s.training.seq_len); }, {}},
-        {"fits", Unit::Text, {}, [](S, E e) { return std::string(e.fits ? "fits" : "does not fit"); }},
+        {"fits",
+         Unit::Text,
+         {},
+         [](S, E e) { return std::string(e.fits ? "fits" : "does not fit"); }},
         {"model", Unit::Text, {}, [](S s, E) { return s.model.name; }},
         {"hardware", Unit::Text, {}, [](S s, E) { return s.cluster.name; }},
-        {"schedule", Unit::Text, {}, [](S s, E) { return std::string(toString(s.parallel.schedule)); }},
+        {"schedule",
+         Unit::Text,
+         {},
+         [](S s, E) { return std::string(toString(s.parallel.schedule)); }},
     };
     return table;
 }
@@ -185,8 +195,7 @@ StepRef splitRef(std::string_view& name)
 
 /// Calls on(name, ref) for each placeholder and literal(text) for the text between;
 /// throws for an unclosed `{`, a stray `}` or an empty name.
-template <typename OnName, typename OnText>
-void scan(std::string_view c, OnName on, OnText literal)
+template <typename OnName, typename OnText> void scan(std::string_view c, OnName on, OnText literal)
 {
     std::size_t i = 0;
     while (i < c.size()) {
@@ -238,7 +247,10 @@ std::vector<std::string> figureNames()
     return names;
 }
 
-bool isFigure(std::string_view name) { return find(name) != nullptr; }
+bool isFigure(std::string_view name)
+{
+    return find(name) != nullptr;
+}
 
 bool isNumericFigure(std::string_view name)
 {
@@ -258,8 +270,8 @@ std::string figureText(std::string_view name, const StepFigures& step)
 {
     const Figure* f = find(name);
     if (!f)
-        throw InputError("", "{" + std::string(name) + "}: not a figure (known: " + knownList() +
-                                 ")");
+        throw InputError("",
+                         "{" + std::string(name) + "}: not a figure (known: " + knownList() + ")");
     if (!step.scenario || !step.estimate)
         throw InputError("", "{" + std::string(name) + "}: the step has no estimate");
     if (f->unit == Unit::Text)
@@ -282,9 +294,8 @@ void checkCaption(std::string_view caption, std::size_t step_index)
                 throw InputError("", "{prev." + std::string(name) +
                                          "}: the first step has no previous step");
             if (ref.kind == StepRef::Numbered && (ref.number < 1 || ref.number > step_index))
-                throw InputError("", "{" + ref.spelled + std::string(name) +
-                                         "}: step " + std::to_string(ref.number) +
-                                         " is not an earlier step");
+                throw InputError("", "{" + ref.spelled + std::string(name) + "}: step " +
+                                         std::to_string(ref.number) + " is not an earlier step");
         },
         [](std::string_view) {});
 }

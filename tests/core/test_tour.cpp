@@ -159,11 +159,13 @@ private slots:
             {":1:16:", "colour"});
         row("unknown step key", tourText(", \"colour\": \"red\""),
             {":3:", "step 1 ('One')", "steps[0].colour"});
-        row("first step patches", "{\"title\": \"T\", \"steps\": [\n{\"title\": \"A\", "
-                                  "\"caption\": \"x\", \"patch\": {}}]}",
+        row("first step patches",
+            "{\"title\": \"T\", \"steps\": [\n{\"title\": \"A\", "
+            "\"caption\": \"x\", \"patch\": {}}]}",
             {":2:", "step 1 ('A')", "no scenario to patch"});
-        row("scenario and patch", tourText("", "{\"title\": \"Two\", \"caption\": \"x\", "
-                                               "\"patch\": {}, \"scenario\": {}}"),
+        row("scenario and patch",
+            tourText("", "{\"title\": \"Two\", \"caption\": \"x\", "
+                         "\"patch\": {}, \"scenario\": {}}"),
             {":4:", "step 2 ('Two')", "either scenario or patch"});
         row("neither", tourText("", "{\"title\": \"Two\", \"caption\": \"x\"}"),
             {"step 2 ('Two')", "needs a scenario or a patch"});
@@ -179,8 +181,9 @@ private slots:
             tourText("", "{\"title\": \"Two\", \"caption\": \"x\", \"patch\": {\"parallel\": "
                          "{\"tp\": 16}, \"gpus\": 16}}"),
             {":4:", "step 2 ('Two')", "the plan cannot run", "kv_heads"});
-        row("calibration", tourText("", "{\"title\": \"Two\", \"caption\": \"x\", \"patch\": "
-                                        "{\"calibration\": \"p.json\"}}"),
+        row("calibration",
+            tourText("", "{\"title\": \"Two\", \"caption\": \"x\", \"patch\": "
+                         "{\"calibration\": \"p.json\"}}"),
             {"step 2 ('Two')", "calibration"});
         row("unknown view", tourText(", \"view\": \"pie\""),
             {"step 1 ('One')", "view", "'pie' is not one of"});
@@ -191,11 +194,13 @@ private slots:
             "{\"title\": \"T\", \"steps\": [{\"title\": \"A\", \"caption\": \"{prev.mfu}\", "
             "\"scenario\": {\"model\": \"llama3-8b\", \"gpus\": 8}}]}",
             {"step 1 ('A')", "{prev.mfu}: the first step has no previous step"});
-        row("later step", tourText("", "{\"title\": \"Two\", \"caption\": \"{step2.mfu}\", "
-                                       "\"patch\": {}}"),
+        row("later step",
+            tourText("", "{\"title\": \"Two\", \"caption\": \"{step2.mfu}\", "
+                         "\"patch\": {}}"),
             {"step 2 ('Two')", "step 2 is not an earlier step"});
-        row("bad step prefix", tourText("", "{\"title\": \"Two\", \"caption\": \"{next.mfu}\", "
-                                            "\"patch\": {}}"),
+        row("bad step prefix",
+            tourText("", "{\"title\": \"Two\", \"caption\": \"{next.mfu}\", "
+                         "\"patch\": {}}"),
             {"step 2 ('Two')", "'next.' is not prev. or stepN."});
         row("unclosed brace",
             tourText("", "{\"title\": \"Two\", \"caption\": \"a {mfu\", \"patch\": {}}"),
