@@ -7,6 +7,7 @@
 #include "core/tour_caption.h"
 #include "widgets/chartview.h"
 #include "widgets/searchview.h"
+#include "widgets/topologyview.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -51,8 +52,16 @@ std::unique_ptr<ChartView> chartFor(const QString& id, const Evaluation& evaluat
     if (id == QLatin1String("plan-map"))
         return planMap(evaluation.scenario);
     auto view = makeChart(id, evaluation, error);
-    if (view)
-        view->resize(kChartSize);
+    if (!view)
+        return view;
+    view->resize(kChartSize);
+    // A lesson about CP or EP wants those groups in colour; TP groups otherwise.
+    if (auto* topology = qobject_cast<TopologyView*>(view.get())) {
+        const ParallelPlan& p = evaluation.scenario.parallel;
+        topology->setColorBy(p.cp > 1   ? TopologyView::ByCpChunk
+                             : p.ep > 1 ? TopologyView::ByEpShard
+                                        : TopologyView::ByTpGroup);
+    }
     return view;
 }
 
@@ -119,9 +128,13 @@ int figureRow(QPainter& p, const Fonts& f, const QRect& area, int y, const Scena
     };
     const int nameH = QFontMetrics(f.figureName, p.device()).height();
     const int valueH = QFontMetrics(f.figureValue, p.device()).height();
-    const int w = area.width() / static_cast<int>(cells.size());
+    // The first cell (peak of capacity) gets one and a half shares of the width.
+    const int share = area.width() * 2 / (2 * static_cast<int>(cells.size()) + 1);
+    int x = area.left();
     for (int c = 0; c < cells.size(); ++c) {
-        const QRect cell(area.left() + c * w, y, w - 8, nameH + valueH + 10);
+        const int w = c == 0 ? share * 3 / 2 : share;
+        const QRect cell(x, y, w - 8, nameH + valueH + 10);
+        x += w;
         p.fillRect(cell, QColor(0xf2, 0xf2, 0xf2));
         p.setPen(Qt::darkGray);
         p.setFont(f.figureName);
