@@ -41,7 +41,7 @@ inline void check(ncclResult_t r, const char* what)
         throw MeasureError(std::string(what) + ": " + ncclGetErrorString(r));
 }
 
-/// No GPU: main prints "error: no CUDA device visible" and exits with ExitNoDevice.
+/// No GPU: main prints "error: " + what() (noDeviceMessage) and exits with ExitNoDevice.
 class NoDeviceError : public MeasureError
 {
 public:

@@ -4,6 +4,9 @@
 #include "measure/common.h"
 #include "measure/gemm.h"
 #include "measure/membw.h"
+#include "measure/no_device.h"
+#include "measure/usage.h"
+#include "measure/versions.h"
 #include "measure/world.h"
 
 #include "core/calibration.h"
@@ -33,52 +36,6 @@ void progress(const std::string& phase, const std::string& fields)
 }
 
 namespace {
-
-const char* kUsage =
-    R"(Usage: paralens-measure SUBCOMMAND [OPTIONS]
-
-Micro-benchmarks for ParaLens' calibration profile (schema 1). One process drives every
-local GPU; across nodes launch one process per node with mpirun/srun (when built with MPI),
-rank 0 prints and writes the profile.
-
-Subcommands:
-  collectives   all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast
-                over all GPUs and sub-groups of 2, 4, 8, ... (ncclCommSplit)
-  gemm          cuBLASLt BF16 (and FP8 where supported) TFLOP/s per shape
-  membw         HBM bandwidth: device-to-device copy and a streaming kernel
-  all           the three above
-  devices       list the visible GPUs as JSON on stdout (exit 3 when there is none)
-
-Options (collectives follow nccl-tests' flags; sizes take K, M, G suffixes):
-  -b, --minbytes SIZE     smallest message (default 32M)
-  -e, --maxbytes SIZE     largest message (default 1G)
-  -f, --stepfactor F      size multiplier (default 2)
-  -w, --warmup_iters N    warm-up iterations (default 5)
-  -n, --iters N           timed iterations; median, min, max reported (default 20)
-  -c, --check [0|1]       check results (default 0)
-  --dtype bf16|fp32       collective data type (default bf16)
-  --ops LIST              comma-separated collectives (default all six)
-  --groups LIST           sub-group sizes (default 2,4,8,... below the GPU count)
-  --timeout SECONDS       abort a collective that has not finished (default 60)
-  --shapes LIST           GEMM shapes "m,n,k[:label];..." (default: square sweep and
-                          Llama-3-70B layer GEMMs)
-  --scenario FILE         GEMM shapes of a .paralens.json scenario's layers (with the
-                          square sweep)
-  --no-fp8                skip FP8 GEMMs
-  --membw-bytes SIZE      buffer for membw (default 1G)
-  --out PROFILE.json      write the calibration profile (atomically)
-  --help, --version
-
-Output: a table on stdout (collectives in nccl-tests' layout, which `paralens calibrate`
-also reads), progress as one JSON object per line on stderr.
-
-Exit codes:
-  0  success
-  1  a CUDA, NCCL or cuBLASLt call failed (profile of what was measured still written)
-  2  bad command line or input file (--scenario)
-  3  no CUDA device visible ("error: no CUDA device visible")
-  4  a collective hung past --timeout and was aborted (profile so far still written)
-)";
 
 double parseSize(const std::string& s)
 {
@@ -115,14 +72,6 @@ int usageError(const std::string& msg)
     return ExitUsage;
 }
 
-std::string versionString(int code)
-{
-    if (code >= 10000)
-        return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
-               std::to_string(code % 100);
-    return std::to_string(code / 1000) + "." + std::to_string(code % 1000 / 10);
-}
-
 SystemInfo systemInfo(const World& world)
 {
     SystemInfo s;
@@ -137,11 +86,11 @@ SystemInfo systemInfo(const World& world)
             s.hosts.push_back(h);
     int v = 0;
     if (cudaRuntimeGetVersion(&v) == cudaSuccess)
-        s.cuda_version = versionString(v);
+        s.cuda_version = cudaVersionString(v);
     if (ncclGetVersion(&v) == ncclSuccess)
-        s.nccl_version = versionString(v);
+        s.nccl_version = ncclVersionString(v);
     if (cudaDriverGetVersion(&v) == cudaSuccess)
-        s.driver_version = "CUDA " + versionString(v);
+        s.driver_version = "CUDA " + cudaVersionString(v);
     int peers = 0, pairs = 0;
     for (int a = 0; a < world.localDevices(); ++a)
         for (int b = 0; b < world.localDevices(); ++b)
@@ -192,10 +141,8 @@ int listDevices()
 {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
-        e == cudaErrorInitializationError || e == cudaErrorSystemDriverMismatch ||
-        (e == cudaSuccess && count == 0)) {
-        std::fprintf(stderr, "error: no CUDA device visible\n");
+    if (isNoDevice(e, count)) {
+        std::fprintf(stderr, "error: %s\n", noDeviceMessage(e).c_str());
         return ExitNoDevice;
     }
     if (e != cudaSuccess) {
@@ -220,10 +167,10 @@ int listDevices()
     int v = 0;
     out += "],\"cuda_runtime\":\"";
     if (cudaRuntimeGetVersion(&v) == cudaSuccess)
-        out += versionString(v);
+        out += cudaVersionString(v);
     out += "\",\"cuda_driver\":\"";
     if (cudaDriverGetVersion(&v) == cudaSuccess)
-        out += versionString(v);
+        out += cudaVersionString(v);
     out += "\"}\n";
     std::fputs(out.c_str(), stdout);
     return ExitOk;
@@ -240,7 +187,8 @@ std::string nowIso()
 } // namespace
 } // namespace paralens::measure
 
-int main(int argc, char** argv)
+// The launcher (launcher.cpp) calls this once the CUDA libraries have loaded.
+extern "C" __attribute__((visibility("default"))) int paralens_measure_main(int argc, char** argv)
 {
     using namespace paralens;
     using namespace paralens::measure;
@@ -343,8 +291,8 @@ int main(int argc, char** argv)
     std::unique_ptr<World> world;
     try {
         world = std::make_unique<World>(&argc, &argv);
-    } catch (const NoDeviceError&) {
-        std::fprintf(stderr, "error: no CUDA device visible\n");
+    } catch (const NoDeviceError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
         return ExitNoDevice;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

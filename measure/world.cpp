@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "measure/world.h"
 
+#include "measure/no_device.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -49,12 +51,8 @@ World::World(int* argc, char*** argv)
 #endif
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
-        e == cudaErrorInitializationError || e == cudaErrorSystemDriverMismatch ||
-        (e == cudaSuccess && count == 0)) {
-        (void)cudaGetLastError();
-        throw NoDeviceError("no CUDA device visible");
-    }
+    if (isNoDevice(e, count))
+        throw NoDeviceError(noDeviceMessage(e));
     check(e, "cudaGetDeviceCount");
     m_localDevices = count;
 

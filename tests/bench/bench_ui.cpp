@@ -78,6 +78,9 @@ int main(int argc, char** argv)
         return 1;
     if (!runCase(window, "default"))
         return 1;
+    // PARALENS_BENCH_CASE=default stops here (to profile one case, e.g. under callgrind).
+    if (qEnvironmentVariable("PARALENS_BENCH_CASE") == QLatin1String("default"))
+        return 0;
     // p = 64, v = 2 needs 128 layers: llama3-70b's shape with 128 of them.
     paralens::Scenario big = paralens::defaultScenario();
     big.model_id.clear();
