@@ -124,8 +124,8 @@ bool wantsCli(const QStringList& arguments)
     takePresetOptions(args);
     if (args.size() < 2)
         return false;
-    // A scenario file opens the window; anything else is a subcommand or an option.
-    return !args.at(1).endsWith(QLatin1String(".json"));
+    // A scenario file or `--tour` opens the window; anything else is a subcommand or an option.
+    return !args.at(1).endsWith(QLatin1String(".json")) && args.at(1) != QLatin1String("--tour");
 }
 
 int run(const QStringList& arguments)

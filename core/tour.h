@@ -34,7 +34,7 @@ struct TourRange
 struct TourExpect
 {
     std::optional<bool> fits;
-    std::vector<TourRange> ranges; ///< in the file's order
+    std::vector<TourRange> ranges; ///< sorted by figure name
     bool empty() const { return !fits && ranges.empty(); }
 };
 
