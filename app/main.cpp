@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QCoreApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QMessageBox>
 #include <QScreen>
 #include <QTimer>
@@ -84,6 +85,7 @@ int main(int argc, char** argv)
     if (rest.size() > 1)
         window.openFile(rest.at(1));
     window.show();
+    window.fitToScreen(); // again with the window frame known
     // Screenshots and demos: PARALENS_ACCURACY_RUNS=FILE[:FILE...] opens the Accuracy dock on
     // those runs (CSV rows on PARALENS_ACCURACY_HARDWARE, a preset id or hardware file);
     // docs/fit.md shows how.
@@ -110,6 +112,14 @@ int main(int argc, char** argv)
     }
     if (!tour.isEmpty())
         window.findChild<paralens::TourController*>()->openTour(tour);
+    // Screenshots and demos: PARALENS_SHOW_DOCKS=SearchDock,CalibrationDock,... opens those
+    // docks (object names), as their Tools menu entries do.
+    for (const QString& name :
+         qEnvironmentVariable("PARALENS_SHOW_DOCKS").split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (auto* dock = window.findChild<QDockWidget*>(name.trimmed())) {
+            dock->show();
+            dock->raise();
+        }
     if (present) {
         window.workshop()->setPresentation(true);
         QTimer::singleShot(1000, window.workshop(), &paralens::Workshop::play);
