@@ -38,7 +38,7 @@ test-asan: build
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= fuzz_scenario fuzz_preset fuzz_profile fuzz_nccl_log fuzz_estimate fuzz_runs \
                 fuzz_iteration_csv fuzz_launch_megatron fuzz_launch_toml fuzz_launch_deepspeed \
-                fuzz_hf_config
+                fuzz_hf_config fuzz_tour
 FUZZ_DIR     := build/fuzz
 fuzz:
 	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt

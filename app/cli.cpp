@@ -5,6 +5,7 @@
 #include "core/error.h"
 
 #include <QCommandLineParser>
+#include <QRegularExpression>
 #include <QTextStream>
 
 #include <array>
@@ -31,6 +32,8 @@ const std::array kCommands{
     Command{"reference", "predicted vs published throughput of known training runs", cmdReference},
     Command{"search", "score every valid plan for a model on N GPUs; best first", cmdSearch},
     Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
+    Command{"tour", "run a guided tour: captions, --check its expectations, --export a handout",
+            cmdTour},
     Command{"validate", "predicted vs measured for runs files and measured-iteration CSVs",
             cmdValidate},
     Command{"launch-config",
@@ -115,7 +118,13 @@ bool needsGui(const QStringList& arguments)
 {
     QStringList args = arguments;
     takePresetOptions(args);
-    return args.size() >= 2 && args.at(1) == QLatin1String("export");
+    if (args.size() < 2)
+        return false;
+    // `tour --export` draws charts; `tour --check` and the rest run without a GUI platform.
+    return args.at(1) == QLatin1String("export") ||
+           (args.at(1) == QLatin1String("tour") &&
+            (args.contains(QLatin1String("--export")) ||
+             args.filter(QRegularExpression(QStringLiteral("^--export="))).size() > 0));
 }
 
 bool wantsCli(const QStringList& arguments)
@@ -125,8 +134,8 @@ bool wantsCli(const QStringList& arguments)
     args.removeAll(QStringLiteral("--present")); // a window option: presentation mode
     if (args.size() < 2)
         return false;
-    // A scenario file opens the window; anything else is a subcommand or an option.
-    return !args.at(1).endsWith(QLatin1String(".json"));
+    // A scenario file or `--tour` opens the window; anything else is a subcommand or an option.
+    return !args.at(1).endsWith(QLatin1String(".json")) && args.at(1) != QLatin1String("--tour");
 }
 
 int run(const QStringList& arguments)

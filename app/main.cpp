@@ -4,6 +4,7 @@
 #include "app/cli.h"
 #include "app/mainwindow.h"
 #include "app/tooldocks.h"
+#include "app/tourcontroller.h"
 #include "app/user_presets.h"
 #include "app/workshop.h"
 #include "core/error.h"
@@ -64,6 +65,13 @@ int main(int argc, char** argv)
     const QStringList dirs = paralens::takePresetOptions(rest);
     // `paralens FILE --present`: opens in workshop mode with the animation running.
     const bool present = rest.removeAll(QStringLiteral("--present")) > 0;
+    // `paralens [FILE] --tour TOUR`: opens a guided tour (a file or a bundled id) at its first
+    // step.
+    QString tour;
+    if (const auto at = rest.indexOf(QStringLiteral("--tour")); at > 0 && at + 1 < rest.size()) {
+        tour = rest.at(at + 1);
+        rest.remove(at, 2);
+    }
     std::optional<paralens::PresetLibrary> presets;
     try {
         presets.emplace(paralens::loadPresetLibrary(dirs));
@@ -102,6 +110,8 @@ int main(int argc, char** argv)
                                          qEnvironmentVariable("PARALENS_ACCURACY_HARDWARE"),
                                          floating);
     }
+    if (!tour.isEmpty())
+        window.findChild<paralens::TourController*>()->openTour(tour);
     // Screenshots and demos: PARALENS_SHOW_DOCKS=SearchDock,CalibrationDock,... opens those
     // docks (object names), as their Tools menu entries do.
     for (const QString& name :

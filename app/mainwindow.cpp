@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
+#include "app/tourcontroller.h"
 #include "app/accuracypanel.h"
 #include "app/autosave.h"
 #include "app/compare.h"
@@ -176,6 +177,7 @@ void MainWindow::createActions()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newDocument);
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    file->addAction((new TourController(this))->openAction()); // app/tourcontroller.cpp
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     QAction* saveAs = file->addAction(tr("Save &As…"), this, &MainWindow::saveAs);

@@ -15,5 +15,7 @@ struct EmbeddedFile
 const std::vector<EmbeddedFile>& presetFiles();
 /// Every file under resources/reference/ (published runs for `paralens reference`).
 const std::vector<EmbeddedFile>& referenceFiles();
+/// Every file under resources/tours/ (the bundled guided tours).
+const std::vector<EmbeddedFile>& tourFiles();
 
 } // namespace paralens::embedded

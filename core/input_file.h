@@ -12,6 +12,7 @@ namespace paralens {
 /// wrong or hostile file cannot make the parser run for minutes or exhaust memory.
 inline constexpr std::uint64_t kMaxScenarioFileBytes = 1u << 20; ///< 1 MiB
 inline constexpr std::uint64_t kMaxPresetFileBytes = 1u << 20;   ///< 1 MiB
+inline constexpr std::uint64_t kMaxTourFileBytes = 1u << 20;     ///< 1 MiB
 inline constexpr std::uint64_t kMaxProfileFileBytes = 64u << 20; ///< 64 MiB
 inline constexpr std::uint64_t kMaxNcclLogFileBytes = 64u << 20; ///< 64 MiB
 

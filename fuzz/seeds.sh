@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Fills seed corpora for the fuzz targets from the project's own files:
 #   fuzz/seeds.sh OUTDIR    -> OUTDIR/<target>/ (one folder per fuzz target)
-# Scenarios and presets from resources/, profiles from fuzz/seeds/, nccl-tests logs from
+# Scenarios, presets and tours from resources/, profiles from fuzz/seeds/, nccl-tests logs from
 # tests/data/nccl plus small generated logs, runs files and CSVs. Nothing is downloaded.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,7 +10,7 @@ out=$1
 mkdir -p "$out/fuzz_scenario" "$out/fuzz_preset" "$out/fuzz_profile" "$out/fuzz_nccl_log" \
          "$out/fuzz_estimate" "$out/fuzz_runs" "$out/fuzz_iteration_csv" \
          "$out/fuzz_launch_megatron" "$out/fuzz_launch_toml" "$out/fuzz_launch_deepspeed" \
-         "$out/fuzz_hf_config"
+         "$out/fuzz_hf_config" "$out/fuzz_tour"
 
 for f in "$src"/resources/examples/*.json; do
     cp "$f" "$out/fuzz_scenario/"
@@ -24,10 +24,13 @@ for i in 1 3 5 7 9; do
     mv "$out/fuzz_estimate/plan-$i.tmp" "$out/fuzz_estimate/plan-$i"
 done
 find "$src/resources/presets" -name '*.json' -exec cp {} "$out/fuzz_preset/" \;
+# Tours: the bundled lessons and the hand-made ones of the tests (patches, errors).
+cp "$src"/resources/tours/*.paralens-tour.json "$out/fuzz_tour/"
 cp "$src"/fuzz/seeds/*.json "$out/fuzz_profile/"
 # Test data, where the suites keep files: scenarios, profiles and logs.
 if [ -d "$src/tests/data" ]; then
     find "$src/tests/data" -name '*.paralens.json' -exec cp {} "$out/fuzz_scenario/" \;
+    find "$src/tests/data" -name '*.paralens-tour.json' -exec cp {} "$out/fuzz_tour/" \;
     find "$src/tests/data" -name '*profile*.json' -exec cp {} "$out/fuzz_profile/" \;
     find "$src/tests/data" \( -name '*.txt' -o -name '*.log' \) -exec cp {} "$out/fuzz_nccl_log/" \;
 fi

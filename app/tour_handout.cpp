@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/tour_handout.h"
+
+#include "app/evaluator.h"
+#include "app/export.h"
+#include "core/search.h"
+#include "core/tour_caption.h"
+#include "widgets/chartview.h"
+#include "widgets/searchview.h"
+#include "widgets/topologyview.h"
+
+#include <QDir>
+#include <QEventLoop>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <qcustomplot.h>
+
+#include <memory>
+
+namespace paralens {
+namespace {
+
+constexpr int kDpi = 96;
+const QSize kChartSize(1200, 800);
+
+QString stepPrefix(std::size_t i)
+{
+    return QStringLiteral("step-%1").arg(i + 1, 2, 10, QChar('0'));
+}
+
+/// The plan map: every plan of the step's problem, tokens/s against peak memory, searched
+/// here and now (about a second on two cores for 64 GPUs).
+std::unique_ptr<ChartView> planMap(const Scenario& s)
+{
+    auto view = std::make_unique<SearchView>();
+    SearchSpace space;
+    space.base = s;
+    view->setSpace(space);
+    view->setThreads(2);
+    view->resize(kChartSize);
+    QEventLoop loop;
+    QObject::connect(view.get(), &SearchView::finished, &loop, &QEventLoop::quit);
+    view->start();
+    if (view->isRunning())
+        loop.exec();
+    return view;
+}
+
+std::unique_ptr<ChartView> chartFor(const QString& id, const Evaluation& evaluation, QString* error)
+{
+    if (id == QLatin1String("plan-map"))
+        return planMap(evaluation.scenario);
+    auto view = makeChart(id, evaluation, error);
+    if (!view)
+        return view;
+    view->resize(kChartSize);
+    // A lesson about CP or EP wants those groups in colour; TP groups otherwise.
+    if (auto* topology = qobject_cast<TopologyView*>(view.get())) {
+        const ParallelPlan& p = evaluation.scenario.parallel;
+        topology->setColorBy(p.cp > 1   ? TopologyView::ByCpChunk
+                             : p.ep > 1 ? TopologyView::ByEpShard
+                                        : TopologyView::ByTpGroup);
+    }
+    return view;
+}
+
+struct Fonts
+{
+    QFont small, title, caption, figureName, figureValue;
+};
+
+Fonts fonts(const QFont& base)
+{
+    Fonts f{base, base, base, base, base};
+    f.small.setPointSizeF(9);
+    f.title.setPointSizeF(20);
+    f.title.setBold(true);
+    f.caption.setPointSizeF(12.5);
+    f.figureName.setPointSizeF(9);
+    f.figureValue.setPointSizeF(14);
+    f.figureValue.setBold(true);
+    return f;
+}
+
+/// Draws `text` wrapped in the width of `area` from y down; returns the y under it.
+int drawWrapped(QPainter& p, const QFont& font, const QRect& area, int y, const QString& text)
+{
+    p.setFont(font);
+    const QRect box(area.left(), y, area.width(), area.bottom() - y);
+    const QRect used = p.boundingRect(box, Qt::AlignLeft | Qt::TextWordWrap, text);
+    p.drawText(box, Qt::AlignLeft | Qt::TextWordWrap, text);
+    return used.bottom() + 1;
+}
+
+void titlePage(QPainter& p, const Fonts& f, const QRect& area, const Tour& tour)
+{
+    p.setPen(Qt::black);
+    int y = drawWrapped(p, f.title, area, area.top(), QString::fromStdString(tour.title));
+    if (!tour.description.empty())
+        y = drawWrapped(p, f.caption, area, y + 12, QString::fromStdString(tour.description));
+    y += 18;
+    for (std::size_t i = 0; i < tour.steps.size(); ++i)
+        y = drawWrapped(
+            p, f.caption, area, y + 4,
+            QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(tour.steps[i].title)));
+    p.setPen(Qt::darkGray);
+    drawWrapped(p, f.small, area, area.bottom() - 20,
+                QObject::tr("Figures are the ParaLens model's (datasheet constants, no "
+                            "calibration), computed when this handout was written."));
+}
+
+/// The row of headline figures under the caption; returns the y under it.
+int figureRow(QPainter& p, const Fonts& f, const QRect& area, int y, const Scenario& s,
+              const Estimate& e)
+{
+    const tour::StepFigures step{&s, &e};
+    auto text = [&](const char* name) {
+        return QString::fromStdString(tour::figureText(name, step));
+    };
+    const QList<QPair<QString, QString>> cells{
+        {QObject::tr("Peak per GPU, of %1").arg(text("capacity_gib")), text("peak_gib")},
+        {QObject::tr("Fits"), e.fits ? QObject::tr("yes") : QObject::tr("no")},
+        {QObject::tr("Step time"), text("step_s")},
+        {QObject::tr("Tokens/s"), text("tokens_per_s")},
+        {QObject::tr("MFU"), text("mfu")},
+        {QObject::tr("Bubble"), text("bubble")},
+    };
+    const int nameH = QFontMetrics(f.figureName, p.device()).height();
+    const int valueH = QFontMetrics(f.figureValue, p.device()).height();
+    // The first cell (peak of capacity) gets one and a half shares of the width.
+    const int share = area.width() * 2 / (2 * static_cast<int>(cells.size()) + 1);
+    int x = area.left();
+    for (int c = 0; c < cells.size(); ++c) {
+        const int w = c == 0 ? share * 3 / 2 : share;
+        const QRect cell(x, y, w - 8, nameH + valueH + 10);
+        x += w;
+        p.fillRect(cell, QColor(0xf2, 0xf2, 0xf2));
+        p.setPen(Qt::darkGray);
+        p.setFont(f.figureName);
+        p.drawText(cell.adjusted(6, 4, -4, 0), Qt::AlignLeft | Qt::AlignTop, cells[c].first);
+        p.setPen(c == 1 && !e.fits ? QColor(0xb0, 0x1c, 0x1c) : QColor(Qt::black));
+        p.setFont(f.figureValue);
+        p.drawText(cell.adjusted(6, nameH + 4, -4, 0), Qt::AlignLeft | Qt::AlignTop,
+                   cells[c].second);
+    }
+    return y + nameH + valueH + 18;
+}
+
+bool writePdf(const Tour& tour, const std::vector<TourStepResult>& results, const QString& path,
+              QString* error)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    QPdfWriter pdf(&file);
+    pdf.setResolution(kDpi);
+    pdf.setTitle(QString::fromStdString(tour.title));
+    pdf.setCreator(QStringLiteral("ParaLens " PARALENS_VERSION));
+    pdf.setPageSize(QPageSize(QPageSize::A4));
+    pdf.setPageOrientation(QPageLayout::Landscape);
+    pdf.setPageMargins(QMarginsF(12, 12, 12, 12), QPageLayout::Millimeter);
+    QCPPainter painter;
+    if (!painter.begin(&pdf)) {
+        *error = QObject::tr("Cannot write %1").arg(path);
+        return false;
+    }
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    const QRect area(QPoint(0, 0), pdf.pageLayout().paintRectPixels(kDpi).size());
+    const Fonts f = fonts(painter.font());
+    const QPalette palette; // printed: the default light palette
+    titlePage(painter, f, area, tour);
+    const int n = static_cast<int>(tour.steps.size());
+    for (int i = 0; i < n; ++i) {
+        const TourStep& step = tour.steps[static_cast<std::size_t>(i)];
+        const TourStepResult& r = results[static_cast<std::size_t>(i)];
+        pdf.newPage();
+        painter.setPen(Qt::darkGray);
+        int y = drawWrapped(painter, f.small, area, 0,
+                            QObject::tr("%1 · step %2 of %3")
+                                .arg(QString::fromStdString(tour.title))
+                                .arg(i + 1)
+                                .arg(n));
+        painter.setPen(Qt::black);
+        y = drawWrapped(painter, f.title, area, y + 4, QString::fromStdString(step.title));
+        y = drawWrapped(painter, f.caption, area, y + 8, QString::fromStdString(r.caption));
+        y = figureRow(painter, f, area, y + 12, step.scenario, r.estimate);
+        const Evaluation evaluation = Evaluator::evaluateScenario(step.scenario);
+        QString chartError;
+        const auto chart = chartFor(QString::fromStdString(std::string(toString(step.view))),
+                                    evaluation, &chartError);
+        if (!chart) {
+            *error = chartError;
+            return false;
+        }
+        // The chart keeps its 3:2 shape in what is left of the page.
+        QRect target(0, y, area.width(), area.height() - y);
+        if (target.width() > target.height() * 3 / 2)
+            target.setWidth(target.height() * 3 / 2);
+        target.moveLeft((area.width() - target.width()) / 2);
+        paintChart(chart.get(), &painter, target, scenarioStamp(step.scenario), palette);
+    }
+    painter.end();
+    if (!file.commit()) {
+        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+bool exportTourHandout(const Tour& tour, const std::vector<TourStepResult>& results,
+                       const QString& dir, QStringList* written, QString* error)
+{
+    QString ignored;
+    if (!error)
+        error = &ignored;
+    if (!QDir().mkpath(dir)) {
+        *error = QObject::tr("Cannot create the folder %1").arg(dir);
+        return false;
+    }
+    const QDir out(dir);
+    ExportOptions options;
+    options.size = kChartSize;
+    for (std::size_t i = 0; i < tour.steps.size(); ++i) {
+        const TourStep& step = tour.steps[i];
+        const Evaluation evaluation = Evaluator::evaluateScenario(step.scenario);
+        QStringList ids = chartIds();
+        if (step.view == TourView::PlanMap)
+            ids << QStringLiteral("plan-map");
+        for (const QString& id : ids) {
+            const auto chart = chartFor(id, evaluation, error);
+            if (!chart)
+                return false;
+            const QString path = out.filePath(stepPrefix(i) + "-" + id + ".png");
+            if (!exportChart(chart.get(), path, options, scenarioStamp(step.scenario), error))
+                return false;
+            if (written)
+                *written << path;
+        }
+    }
+    const QString pdf = out.filePath(QStringLiteral("handout.pdf"));
+    if (!writePdf(tour, results, pdf, error))
+        return false;
+    if (written)
+        *written << pdf;
+    return true;
+}
+
+} // namespace paralens
