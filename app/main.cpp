@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QCoreApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QMessageBox>
 #include <QScreen>
 #include <QTimer>
@@ -99,6 +100,17 @@ int main(int argc, char** argv)
         window.toolDocks()->openAccuracy(runs.split(QDir::listSeparator(), Qt::SkipEmptyParts),
                                          qEnvironmentVariable("PARALENS_ACCURACY_HARDWARE"),
                                          floating);
+    }
+    // Screenshots and demos: PARALENS_SHOW_DOCKS=NAME[,NAME...] shows those docks (object
+    // names: FitAdviceDock, PlanMapDock, SearchDock, ...) in a window filling the screen.
+    if (const QString docks = qEnvironmentVariable("PARALENS_SHOW_DOCKS"); !docks.isEmpty()) {
+        if (const QScreen* screen = window.screen())
+            window.setGeometry(screen->availableGeometry());
+        for (const QString& name : docks.split(QLatin1Char(','), Qt::SkipEmptyParts))
+            if (auto* dock = window.findChild<QDockWidget*>(name.trimmed())) {
+                dock->show();
+                dock->raise();
+            }
     }
     if (present) {
         window.workshop()->setPresentation(true);

@@ -5,6 +5,7 @@
 #include "app/compare.h"
 #include "app/document.h"
 #include "app/export.h"
+#include "app/plandocks.h"
 #include "app/tooldocks.h"
 #include "app/workshop.h"
 #include "core/evaluate.h"
@@ -186,7 +187,10 @@ void MainWindow::createActions()
     QAction* unpin = compare->addAction(tr("&Unpin Baseline"), m_compare, &Comparison::unpin);
     unpin->setEnabled(false);
     connect(m_compare, &Comparison::pinnedChanged, unpin, &QAction::setEnabled);
-    m_tools = new ToolDocks(this, m_doc, menuBar()->addMenu(tr("&Tools")));
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    m_tools = new ToolDocks(this, m_doc, tools);
+    for (ChartView* c : (new PlanDocks(this, m_doc, tools))->charts()) // fit advice, plan map
+        connect(c, &ChartView::exportRequested, this, &MainWindow::exportChartDialog);
     connect(m_tools->accuracyPanel(), &AccuracyPanel::noteChanged, m_headline,
             &Headline::setAccuracyNote);
     for (ChartView* c : m_tools->charts())

@@ -331,7 +331,7 @@ std::string consequences(const Scenario& from, const Scenario& to,
     if (!chosen(PlanSetting::MicroBatch) && from.training.micro_batch != to.training.micro_batch)
         parts.push_back("micro-batch " + arrow(from.training.micro_batch, to.training.micro_batch));
     if (a.sequence_parallel != b.sequence_parallel)
-        parts.push_back("sequence parallel " + onOff(b.sequence_parallel));
+        parts.push_back("SP " + onOff(b.sequence_parallel));
     if (a.schedule != b.schedule)
         parts.push_back("schedule " + std::string(toString(b.schedule)));
     if (a.ep != b.ep)

@@ -54,7 +54,7 @@ struct PlanChange
 /// "ZeRO 0 → 3", "recompute selective → full", "TP 1 → 8", "optimizer offload on".
 std::string describe(const PlanChange& c);
 /// What else changed with the settings (DP rebalanced, the micro-batch or schedule made to
-/// fit, sequence parallelism following TP), joined by ", "; empty when nothing did.
+/// fit, sequence parallelism following TP: "SP on"), joined by ", "; empty when nothing did.
 std::string consequences(const Scenario& from, const Scenario& to,
                          const std::vector<PlanChange>& changes);
 

@@ -136,8 +136,7 @@ private slots:
         b.parallel.tp = 8;
         b.parallel.dp = 8;
         b.parallel.sequence_parallel = true;
-        QCOMPARE(consequences(a, b, {{PlanSetting::TP, 1, 8}}),
-                 std::string("DP 64 → 8, sequence parallel on"));
+        QCOMPARE(consequences(a, b, {{PlanSetting::TP, 1, 8}}), std::string("DP 64 → 8, SP on"));
     }
 
     void aPlanThatFitsGetsNoSuggestions()
