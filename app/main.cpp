@@ -102,15 +102,28 @@ int main(int argc, char** argv)
                                          floating);
     }
     // Screenshots and demos: PARALENS_SHOW_DOCKS=NAME[,NAME...] shows those docks (object
-    // names: FitAdviceDock, PlanMapDock, SearchDock, ...) in a window filling the screen.
+    // names: FitAdviceDock, PlanMapDock, SearchDock, ...) in a window filling the screen; on a
+    // narrow screen they float over the right half of it.
     if (const QString docks = qEnvironmentVariable("PARALENS_SHOW_DOCKS"); !docks.isEmpty()) {
-        if (const QScreen* screen = window.screen())
-            window.setGeometry(screen->availableGeometry());
+        QList<QDockWidget*> shown;
         for (const QString& name : docks.split(QLatin1Char(','), Qt::SkipEmptyParts))
             if (auto* dock = window.findChild<QDockWidget*>(name.trimmed())) {
                 dock->show();
                 dock->raise();
+                shown << dock;
             }
+        if (const QScreen* screen = window.screen()) {
+            const QRect area = screen->availableGeometry();
+            window.setGeometry(area);
+            // Below ~1,400 px the explorer's views leave a docked tool no room: float it.
+            constexpr int kRoomForDocks = 1400;
+            if (area.width() < kRoomForDocks)
+                for (QDockWidget* dock : shown) {
+                    dock->setFloating(true);
+                    dock->setGeometry(area.center().x(), area.top(), area.width() / 2,
+                                      area.height());
+                }
+        }
     }
     if (present) {
         window.workshop()->setPresentation(true);

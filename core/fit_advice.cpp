@@ -228,6 +228,34 @@ FitSuggestion suggestionFor(const Scenario& from, const Candidate& c, const Esti
     return f;
 }
 
+/// The settings a suggestion changes, as a bit set.
+unsigned kindOf(const FitSuggestion& f)
+{
+    unsigned k = 0;
+    for (const PlanChange& c : f.changes)
+        k |= 1u << unsigned(c.setting);
+    return k;
+}
+
+/// At most kPerKind suggestions changing the same settings (the fastest of them), so that the
+/// list offers different ways out rather than eight CP degrees of one.
+std::vector<FitSuggestion> varied(std::vector<FitSuggestion> sorted)
+{
+    constexpr int kPerKind = 2;
+    std::vector<FitSuggestion> out;
+    std::vector<std::pair<unsigned, int>> seen;
+    for (FitSuggestion& f : sorted) {
+        const unsigned k = kindOf(f);
+        auto it =
+            std::find_if(seen.begin(), seen.end(), [k](const auto& e) { return e.first == k; });
+        if (it == seen.end())
+            it = seen.insert(seen.end(), {k, 0});
+        if (it->second++ < kPerKind)
+            out.push_back(std::move(f));
+    }
+    return out;
+}
+
 /// Full evaluate() of the fastest screened candidates (and the fastest single change), keeping
 /// those that still fit and validate; fastest first, at most max_suggestions.
 std::vector<FitSuggestion> rescore(const Scenario& from, std::vector<Candidate> cands,
@@ -236,7 +264,7 @@ std::vector<FitSuggestion> rescore(const Scenario& from, std::vector<Candidate> 
     std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
         return a.screened_tps > b.screened_tps;
     });
-    const std::size_t keep = std::size_t(std::max(1, o.max_suggestions)) * 2;
+    const std::size_t keep = std::size_t(std::max(1, o.max_suggestions)) * 4;
     std::vector<FitSuggestion> out;
     std::optional<FitSuggestion> bestSingle;
     Estimate est;
@@ -254,6 +282,7 @@ std::vector<FitSuggestion> rescore(const Scenario& from, std::vector<Candidate> 
             out.push_back(std::move(f));
     }
     std::stable_sort(out.begin(), out.end(), fasterFirst);
+    out = varied(std::move(out));
     const std::size_t max = std::size_t(std::max(1, o.max_suggestions));
     if (out.size() > max)
         out.resize(max);

@@ -79,7 +79,8 @@ struct FitAdvice
     /// The worst stage's terms, largest first (all six, zero ones included).
     std::vector<MemoryShare> terms;
     /// Plans that fit and pass validate(), one or two settings away, fastest first; empty when
-    /// the plan fits. The fastest one-setting fix, when there is one, is always listed.
+    /// the plan fits. At most two change the same settings (so the list shows different ways
+    /// out), and the fastest one-setting fix, when there is one, is always listed.
     std::vector<FitSuggestion> suggestions;
     int candidates = 0; ///< plans tried (runnable ones evaluated)
 };

@@ -89,6 +89,12 @@ FitAdviceView::FitAdviceView(QWidget* parent)
 
 FitAdviceView::~FitAdviceView() = default;
 
+QSize FitAdviceView::sizeHint() const
+{
+    // Room for a one-line change column at the default font; the dock may be made narrower.
+    return {fontMetrics().averageCharWidth() * 58, 420};
+}
+
 void FitAdviceView::setScenario(const Scenario& s, bool active)
 {
     m_scenario = s;
@@ -158,6 +164,7 @@ void FitAdviceView::fillTable()
         auto* apply = new QPushButton(tr("Apply"), m_table);
         apply->setAccessibleName(tr("Apply: %1").arg(qText(f.summary)));
         apply->setToolTip(tr("Load this plan (undo with Ctrl+Z)"));
+        apply->setMaximumWidth(apply->fontMetrics().horizontalAdvance(apply->text()) + 24);
         const Scenario s = f.scenario;
         connect(apply, &QPushButton::clicked, this, [this, s] { emit suggestionChosen(s); });
         m_table->setCellWidget(row, 3, apply);

@@ -22,6 +22,7 @@ class FitAdviceView : public QWidget
 public:
     explicit FitAdviceView(QWidget* parent = nullptr);
     ~FitAdviceView() override;
+    QSize sizeHint() const override;
 
     /// The scenario to advise on; computed now when `active`, else when next made active.
     void setScenario(const Scenario& s, bool active = true);

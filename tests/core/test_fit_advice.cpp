@@ -104,6 +104,17 @@ private slots:
             QCOMPARE(f.scenario.training.seq_len, s.training.seq_len);
         }
         QVERIFY(shardsOrSplits);
+        // Different ways out: no three suggestions change the same settings.
+        for (const FitSuggestion& f : a.suggestions) {
+            int same = 0;
+            for (const FitSuggestion& g : a.suggestions) {
+                bool equal = g.changes.size() == f.changes.size();
+                for (std::size_t k = 0; equal && k < f.changes.size(); ++k)
+                    equal = g.changes[k].setting == f.changes[k].setting;
+                same += equal;
+            }
+            QVERIFY2(same <= 2, f.summary.c_str());
+        }
     }
 
     // ZeRO-3 alone cuts the model states to 18P/64 ≈ 20 GB, but 80 layers of selective-
