@@ -64,6 +64,20 @@ bool opLevelCheckpointing(const TrainingSettings& tr)
     return tr.framework == Framework::FSDP && tr.recompute == Recompute::Selective;
 }
 
+// Two-byte elements per token one layer's sequence-parallel collectives copy in forward, and as
+// many in backward, with PyTorch's DTensor TP: torchtitan's activations are batch-first and SP
+// shards dimension 1, so every all-gather's output and every reduce-scatter's input is
+// re-laid out by a chunk + cat of the full b·s·h tensor (read and write; torch
+// distributed/_functional_collectives.py all_gather_tensor / reduce_scatter_tensor for a
+// gather or scatter dim other than 0). Two all-gathers and two reduce-scatters per layer.
+// Megatron's activations are sequence-first: its SP collectives run on dimension 0, no copy.
+double sequenceRelayoutElements(const Dims& d, const ParallelPlan& pl, const TrainingSettings& tr)
+{
+    if (tr.framework != Framework::FSDP || pl.tp <= 1 || !pl.sequence_parallel)
+        return 0;
+    return 4 * 2 * d.h;
+}
+
 // Two-byte elements per token one layer's element-wise kernels stream in forward: fused (two
 // norms, two residual adds, two dropouts as ModelConstants::elementwise_hidden_elements, RoPE
 // read + write of q and k, the activation / MoE copies of `ffn_elems`) or eager PyTorch.
@@ -337,6 +351,9 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     const double elem = k.stream(2 * d.tokens * elementwiseElements(m, d, tr, kc, elemFfn, moe));
     lt.f += elem;
     lt.b += 2 * elem;
+    const double relayout = k.stream(2 * d.tokens * sequenceRelayoutElements(d, pl, tr));
+    lt.f += relayout;
+    lt.b += relayout;
     if (tr.recompute == Recompute::Full)
         lt.recompute = lt.f;
     else if (opLevelCheckpointing(tr))

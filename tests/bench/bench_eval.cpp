@@ -12,7 +12,9 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <string>
 #include <vector>
 
 using namespace paralens;
@@ -104,6 +106,10 @@ int main()
     };
     // What the search pays per plan: closed-form pipeline cost.
     run("screening-distinct", distinct, screening, 200000);
+    // PARALENS_BENCH_CASE=screening stops here (to profile the search's path alone).
+    if (const char* only = std::getenv("PARALENS_BENCH_CASE");
+        only && std::string(only) == "screening")
+        return 0;
     // The full model on plans it has not seen: the event simulator runs every time.
     run("simulated-distinct", distinct, full, 5000);
     // The explorer re-evaluating recent plans (undo, compare): the simulator's cache hits.

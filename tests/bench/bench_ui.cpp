@@ -81,6 +81,9 @@ int main(int argc, char** argv)
         return 1;
     if (!runCase(window, "default"))
         return 1;
+    // PARALENS_BENCH_CASE=default stops here (to profile one case, e.g. under callgrind).
+    if (qEnvironmentVariable("PARALENS_BENCH_CASE") == QLatin1String("default"))
+        return 0;
     // The same with the plan map open: a TP tick only moves its outline (the map is kept).
     auto* mapDock = window.findChild<QDockWidget*>(QStringLiteral("PlanMapDock"));
     auto* map = window.findChild<paralens::PlanMapView*>();

@@ -2,7 +2,8 @@
 // The kernel-time terms no FLOP count carries (docs/formulas.md §2.4), against hand counts from
 // the frameworks' code: eager PyTorch's element-wise traffic for Llama 3 8B (torchtitan's
 // RMSNorm, RoPE and SwiGLU), FP8 casts, kernel launches per layer, torchtitan's op-level
-// selective recompute, the BF16 LM head in FP8 training, and TP communication overlap.
+// selective recompute, the BF16 LM head in FP8 training, TP communication overlap, and the
+// copies DTensor's sequence parallelism makes of batch-first activations.
 
 #include "core/comm_time.h"
 #include "core/dims.h"
@@ -113,6 +114,35 @@ private slots:
         meg.framework = Framework::Megatron;
         meg.dropout = false;
         QVERIFY_CLOSE(layerTimes(m, d, kernels(), pl, meg, kc, AttentionSetup{}, false).f, c.f,
+                      1e-12);
+    }
+
+    void dtensorSequenceParallelCopiesTheGatheredTensors()
+    {
+        // torchtitan shards the batch-first activations on dimension 1: each of a layer's two
+        // all-gathers and two reduce-scatters copies the full b·s·h tensor once (read and
+        // write, chunk + cat), 8·h two-byte elements per token forward and as many backward.
+        // Megatron's sequence-first activations gather on dimension 0 and copy nothing.
+        ModelConstants kc;
+        kc.kernel_launch_seconds = 0;
+        const ModelSpec m = llama8b();
+        ParallelPlan sp;
+        sp.tp = 8;
+        sp.sequence_parallel = true;
+        ParallelPlan plain = sp;
+        plain.sequence_parallel = false;
+        const TrainingSettings tt = fsdp(true);
+        const Dims d = dimsFor(m, tt, sp);
+        const LayerTimes with = layerTimes(m, d, kernels(), sp, tt, kc, AttentionSetup{}, false);
+        const LayerTimes without =
+            layerTimes(m, d, kernels(), plain, tt, kc, AttentionSetup{}, false);
+        const double copies = 2 * d.tokens * 8 * 4096 / 1e12; // 8192 tokens: 0.537 ms
+        QVERIFY_CLOSE(with.f - without.f, copies, 1e-9);
+        QVERIFY_CLOSE(with.b - without.b, copies, 1e-9);
+        TrainingSettings meg = tt;
+        meg.framework = Framework::Megatron;
+        QVERIFY_CLOSE(layerTimes(m, d, kernels(), sp, meg, kc, AttentionSetup{}, false).f,
+                      layerTimes(m, d, kernels(), plain, meg, kc, AttentionSetup{}, false).f,
                       1e-12);
     }
 
