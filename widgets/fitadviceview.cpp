@@ -9,6 +9,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <exception>
+
 namespace paralens {
 namespace {
 
@@ -107,7 +109,13 @@ void FitAdviceView::start()
 {
     m_stale = false;
     const Scenario s = m_scenario;
-    m_job.start([s](const JobTicket&) { return adviseFit(s); });
+    m_job.start([s](const JobTicket&) {
+        try {
+            return adviseFit(s);
+        } catch (const std::exception&) {
+            return FitAdvice{}; // a core bug: shown as "cannot run", never a crash
+        }
+    });
 }
 
 void FitAdviceView::showAdvice(const FitAdvice& a)

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/planmapview.h"
-#include "core/error.h"
 #include "widgets/palette.h"
 #include "widgets/qt_text.h"
 #include "widgets/units.h"
@@ -11,6 +10,7 @@
 #include <qcustomplot.h>
 
 #include <cmath>
+#include <exception>
 #include <limits>
 
 namespace paralens {
@@ -150,7 +150,8 @@ void PlanMapView::start()
         out.scenario = s;
         try {
             out.map = planMap(s, run);
-        } catch (const InputError& e) {
+        } catch (const std::exception& e) { // InputError: a broken problem, named
+            out.map = PlanMap{};
             out.error = QString::fromStdString(e.what());
         }
         return out;
