@@ -233,12 +233,24 @@ bool Autosave::offerRecovery(QWidget* parent)
             qWarning("autosave: cannot recover %s", e.what());
             continue;
         }
-        const Choice choice = m_prompt ? m_prompt(record) : askUser(record, parent);
+        // A file the user opened (named on the command line) is not replaced by other work.
+        const QString open = m_doc->filePath();
+        const bool beside =
+            m_openBeside && !open.isEmpty() &&
+            QFileInfo(open).absoluteFilePath() != QFileInfo(record.originalPath).absoluteFilePath();
+        const Choice choice =
+            m_prompt ? m_prompt(record) : askUser(record, beside ? open : QString(), parent);
         if (choice == Choice::Later)
             return false;
         if (choice == Choice::Discard) {
             QFile::remove(file);
             continue;
+        }
+        if (beside) {
+            // The other window's autosave holds the work before the old copy goes.
+            if (m_openBeside(record))
+                QFile::remove(file);
+            return true;
         }
         m_doc->restore(record.scenario, record.originalPath);
         // The recovered work is in this instance's autosave before the old copy goes.
@@ -249,7 +261,8 @@ bool Autosave::offerRecovery(QWidget* parent)
     return false;
 }
 
-Autosave::Choice Autosave::askUser(const AutosaveRecord& record, QWidget* parent)
+Autosave::Choice Autosave::askUser(const AutosaveRecord& record, const QString& openFile,
+                                   QWidget* parent)
 {
     const QString name = record.originalPath.isEmpty() ? tr("an untitled scenario")
                                                        : QFileInfo(record.originalPath).fileName();
@@ -261,8 +274,12 @@ Autosave::Choice Autosave::askUser(const AutosaveRecord& record, QWidget* parent
         QMessageBox::NoButton, parent);
     box.setObjectName(QStringLiteral("RecoveryBox"));
     box.setInformativeText(
-        tr("Restore opens them as a modified document (save to keep them); Discard deletes "
-           "them; Ask Later keeps them for the next start."));
+        openFile.isEmpty()
+            ? tr("Restore opens them as a modified document (save to keep them); Discard deletes "
+                 "them; Ask Later keeps them for the next start.")
+            : tr("Restore opens them in a second window (save to keep them); %1 stays open in "
+                 "this one. Discard deletes them; Ask Later keeps them for the next start.")
+                  .arg(QFileInfo(openFile).fileName()));
     if (!record.originalPath.isEmpty())
         box.setDetailedText(record.originalPath);
     QPushButton* restore = box.addButton(tr("&Restore"), QMessageBox::AcceptRole);

@@ -83,12 +83,17 @@ public:
 
     /// Replaces the question shown by offerRecovery() (tests; nullptr: the message box).
     void setPrompt(Prompt prompt) { m_prompt = std::move(prompt); }
+    /// Opens recovered work beside the document (a second window); returns whether it did.
+    using OpenBeside = std::function<bool(const AutosaveRecord&)>;
+    /// Used by Restore when the document holds another file (one named on the command line):
+    /// both stay open rather than the recovered work silently replacing it.
+    void setOpenBeside(OpenBeside open) { m_openBeside = std::move(open); }
     /// At start-up: finds autosaves that no running instance owns and asks about the newest
     /// first. Restore loads it into the document as modified work for its original file and
-    /// stops; Discard deletes it and asks about the next; Later keeps it for the next start
-    /// and stops. Unreadable files are left alone.
-    /// Does nothing while the document has unsaved changes of its own. Returns whether work
-    /// was restored.
+    /// stops, or, when the document already holds another file and an OpenBeside is set,
+    /// opens it beside the document through that; Discard deletes it and asks about the next; Later
+    /// keeps it for the next start and stops. Unreadable files are left alone. Does nothing while
+    /// the document has unsaved changes of its own. Returns whether work was restored.
     bool offerRecovery(QWidget* parent = nullptr);
     /// The autosaves in `dir` that no running instance owns, newest first (changes nothing but
     /// stale lock files). Unreadable ones are skipped.
@@ -103,7 +108,7 @@ signals:
 private:
     void schedule();
     bool acquireLock();
-    static Choice askUser(const AutosaveRecord& record, QWidget* parent);
+    static Choice askUser(const AutosaveRecord& record, const QString& openFile, QWidget* parent);
 
     Document* m_doc;
     const PresetLibrary& m_presets;
@@ -115,6 +120,7 @@ private:
     std::unique_ptr<QLockFile> m_lock;
     QString m_lastError;
     Prompt m_prompt;
+    OpenBeside m_openBeside;
 };
 
 } // namespace paralens

@@ -164,16 +164,22 @@ CalibrationPanel::CalibrationPanel(QWidget* parent)
         QStringLiteral("color: %1;").arg(palette::warning(palette()).name()));
     m_errorLabel->setVisible(false);
 
+    // Two short rows (files; measuring and fitting), so the dock fits a narrow screen.
+    auto* files = new QHBoxLayout;
+    files->addWidget(m_importButton);
+    files->addWidget(m_loadButton);
+    files->addWidget(m_saveButton);
+    files->addStretch();
     auto* actions = new QHBoxLayout;
-    actions->addWidget(m_importButton);
-    actions->addWidget(m_loadButton);
-    actions->addWidget(m_saveButton);
-    actions->addSpacing(16);
     actions->addWidget(m_measureButton);
     actions->addWidget(m_progress, 1);
     actions->addWidget(m_cancelButton);
     actions->addStretch();
+    m_progress->setFormat(tr("%p %"));
+    m_progress->setTextVisible(true);
+    m_progressLabel->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(files);
     layout->addLayout(actions);
     layout->addWidget(m_measureLabel);
     layout->addWidget(m_progressLabel);

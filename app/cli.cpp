@@ -33,6 +33,14 @@ const std::array kCommands{
     Command{"schedule", "simulate the pipeline schedule (timeline, bubble, --trace)", cmdSchedule},
     Command{"validate", "predicted vs measured for runs files and measured-iteration CSVs",
             cmdValidate},
+    Command{"launch-config",
+            "the plan as Megatron-LM, Megatron-Bridge, torchtitan or DeepSpeed "
+            "launch files",
+            cmdLaunchConfig},
+    Command{"import-launch",
+            "read a launch script, torchtitan TOML or DeepSpeed JSON into a "
+            "scenario",
+            cmdImportLaunch},
 };
 
 const Command* find(const QString& name)
@@ -49,7 +57,7 @@ void printHelp(QTextStream& out)
            "       paralens SUBCOMMAND [OPTIONS]             run headless\n\n"
            "Subcommands:\n";
     for (const auto& c : kCommands)
-        out << "  " << QString::fromLatin1(c.name).leftJustified(12) << c.summary << "\n";
+        out << "  " << QString::fromLatin1(c.name).leftJustified(14) << c.summary << "\n";
     out << "\nOptions:\n  --help          show this help (also: paralens SUBCOMMAND --help)\n"
            "  --version       print the version\n"
            "  --presets DIR   add the model/hardware presets in DIR (any subcommand; repeatable).\n"
@@ -113,6 +121,7 @@ bool wantsCli(const QStringList& arguments)
 {
     QStringList args = arguments;
     takePresetOptions(args);
+    args.removeAll(QStringLiteral("--present")); // a window option: presentation mode
     if (args.size() < 2)
         return false;
     // A scenario file opens the window; anything else is a subcommand or an option.

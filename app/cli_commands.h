@@ -24,6 +24,9 @@ int cmdReference(const QStringList& args);
 int cmdSearch(const QStringList& args);
 int cmdSchedule(const QStringList& args);
 int cmdValidate(const QStringList& args);
+/// launch-config and import-launch (cli_launch.cpp).
+int cmdLaunchConfig(const QStringList& args);
+int cmdImportLaunch(const QStringList& args);
 
 /// Prints "error: <message>" on stderr and returns the exit code for bad input.
 int fail(const QString& message);

@@ -3,6 +3,7 @@
 #include "core/calibration.h"
 #include "core/error.h"
 #include "core/evaluate.h"
+#include "widgets/field_labels.h"
 
 #include <atomic>
 
@@ -19,7 +20,7 @@ QString Evaluation::reason() const
         return failure;
     QStringList lines;
     for (const ValidationError& e : errors)
-        lines << QString::fromStdString(e.message);
+        lines << withFieldLabels(e.message); // on screen: the controls' labels, not JSON keys
     return lines.join(QLatin1Char('\n'));
 }
 

@@ -77,6 +77,7 @@ int main(int argc, char** argv)
     if (rest.size() > 1)
         window.openFile(rest.at(1));
     window.show();
+    window.fitToScreen(); // again with the window frame known
     // Screenshots and demos: PARALENS_ACCURACY_RUNS=FILE[:FILE...] opens the Accuracy dock on
     // those runs (CSV rows on PARALENS_ACCURACY_HARDWARE, a preset id or hardware file);
     // docs/fit.md shows how.
@@ -101,30 +102,14 @@ int main(int argc, char** argv)
                                          qEnvironmentVariable("PARALENS_ACCURACY_HARDWARE"),
                                          floating);
     }
-    // Screenshots and demos: PARALENS_SHOW_DOCKS=NAME[,NAME...] shows those docks (object
-    // names: FitAdviceDock, PlanMapDock, SearchDock, ...) in a window filling the screen; on a
-    // narrow screen they float over the right half of it.
-    if (const QString docks = qEnvironmentVariable("PARALENS_SHOW_DOCKS"); !docks.isEmpty()) {
-        QList<QDockWidget*> shown;
-        for (const QString& name : docks.split(QLatin1Char(','), Qt::SkipEmptyParts))
-            if (auto* dock = window.findChild<QDockWidget*>(name.trimmed())) {
-                dock->show();
-                dock->raise();
-                shown << dock;
-            }
-        if (const QScreen* screen = window.screen()) {
-            const QRect area = screen->availableGeometry();
-            window.setGeometry(area);
-            // Below ~1,400 px the explorer's views leave a docked tool no room: float it.
-            constexpr int kRoomForDocks = 1400;
-            if (area.width() < kRoomForDocks)
-                for (QDockWidget* dock : shown) {
-                    dock->setFloating(true);
-                    dock->setGeometry(area.center().x(), area.top(), area.width() / 2,
-                                      area.height());
-                }
+    // Screenshots and demos: PARALENS_SHOW_DOCKS=SearchDock,CalibrationDock,... opens those
+    // docks (object names), as their Tools menu entries do.
+    for (const QString& name :
+         qEnvironmentVariable("PARALENS_SHOW_DOCKS").split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (auto* dock = window.findChild<QDockWidget*>(name.trimmed())) {
+            dock->show();
+            dock->raise();
         }
-    }
     if (present) {
         window.workshop()->setPresentation(true);
         QTimer::singleShot(1000, window.workshop(), &paralens::Workshop::play);

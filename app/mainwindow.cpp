@@ -5,7 +5,10 @@
 #include "app/compare.h"
 #include "app/document.h"
 #include "app/export.h"
+#include "app/helpmenu.h"
+#include "app/launchdock.h"
 #include "app/plandocks.h"
+#include "app/theme.h"
 #include "app/tooldocks.h"
 #include "app/workshop.h"
 #include "core/evaluate.h"
@@ -19,6 +22,7 @@
 #include "widgets/topologyview.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDialog>
@@ -32,12 +36,14 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
+#include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
@@ -119,6 +125,10 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
 
     m_status = new QLabel(this);
     m_status->setAccessibleName(tr("Warnings"));
+    // A long warning line is cut at the window's edge (the whole of it in the tool tip), never
+    // widening the window past the screen.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_status->setMinimumWidth(1);
     statusBar()->addWidget(m_status, 1);
 
     createActions();
@@ -143,6 +153,10 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     m_panel->setScenario(m_doc->scenario());
     m_evaluator->request(m_doc->scenario());
     updateTitle();
+    m_autosave->setOpenBeside(
+        [this](const AutosaveRecord& record) { return openRecoveredBeside(record) != nullptr; });
+    fillWhatsThis(this);
+    m_defaultState = saveState();
 }
 
 MainWindow::~MainWindow() = default;
@@ -154,19 +168,35 @@ QList<ChartView*> MainWindow::charts() const
 
 void MainWindow::createActions()
 {
+    // Built first, so that File ▸ Export Chart lists the docks' charts too.
+    auto* toolsMenu = new QMenu(tr("&Tools"), this);
+    m_tools = new ToolDocks(this, m_doc, toolsMenu);
+    auto* planDocks = new PlanDocks(this, m_doc, toolsMenu); // Fit advice, Plan map
+
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newDocument);
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
-    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    QAction* saveAs = file->addAction(tr("Save &As…"), this, &MainWindow::saveAs);
+    // The platform's Save As key where it has one, and Ctrl+Shift+S everywhere.
+    QList<QKeySequence> saveAsKeys = QKeySequence::keyBindings(QKeySequence::SaveAs);
+    const QKeySequence ctrlShiftS(Qt::CTRL | Qt::SHIFT | Qt::Key_S);
+    if (!saveAsKeys.contains(ctrlShiftS))
+        saveAsKeys.prepend(ctrlShiftS);
+    saveAs->setShortcuts(saveAsKeys);
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export Chart"));
-    for (ChartView* c : charts())
+    for (ChartView* c : charts() + m_tools->charts() + planDocks->charts())
         exportMenu->addAction(tr("%1…").arg(c->chartTitle()), this,
                               [this, c] { exportChartDialog(c); });
     file->addAction(tr("Export &Report (PDF)…"), this, &MainWindow::exportReportDialog);
     file->addAction(tr("Export Schedule &Trace (Perfetto)…"), this, &MainWindow::exportTraceDialog);
+    // The Launch dock (app/launchdock.cpp): View ▸ Launch, File ▸ Import Launch Config….
+    m_launch = new LaunchDock(this, m_doc);
+    file->addAction(m_launch->importAction());
+    connect(m_launch, &LaunchDock::failed, this,
+            [this](const QString& message) { showError(tr("Launch config"), message); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -178,8 +208,7 @@ void MainWindow::createActions()
     edit->addAction(undo);
     edit->addAction(redo);
 
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(m_workshop->presentationAction());
+    createViewMenu();
     QMenu* compare = menuBar()->addMenu(tr("&Compare"));
     QAction* pin =
         compare->addAction(tr("&Pin as Baseline"), this, [this] { m_compare->pin(m_shown); });
@@ -187,15 +216,82 @@ void MainWindow::createActions()
     QAction* unpin = compare->addAction(tr("&Unpin Baseline"), m_compare, &Comparison::unpin);
     unpin->setEnabled(false);
     connect(m_compare, &Comparison::pinnedChanged, unpin, &QAction::setEnabled);
-    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
-    m_tools = new ToolDocks(this, m_doc, tools);
-    for (ChartView* c : (new PlanDocks(this, m_doc, tools))->charts()) // fit advice, plan map
+    menuBar()->addMenu(toolsMenu);
+    m_help = new HelpMenu(this, menuBar()->addMenu(tr("&Help")));
+    for (ChartView* c : planDocks->charts())
         connect(c, &ChartView::exportRequested, this, &MainWindow::exportChartDialog);
     connect(m_tools->accuracyPanel(), &AccuracyPanel::noteChanged, m_headline,
             &Headline::setAccuracyNote);
     for (ChartView* c : m_tools->charts())
         connect(c, &ChartView::exportRequested, this, &MainWindow::exportChartDialog);
     updateRecentMenu();
+}
+
+void MainWindow::createViewMenu()
+{
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->addAction(m_workshop->presentationAction());
+    addAction(m_workshop->leaveAction()); // Esc works without the menu open
+    m_viewMenu->addSeparator();
+    m_viewDockEnd = m_viewMenu->addSeparator();
+    createThemeMenu(m_viewMenu);
+    m_viewMenu->addAction(tr("Reset &Layout"), this, &MainWindow::resetLayout);
+    connect(m_viewMenu, &QMenu::aboutToShow, this, &MainWindow::refreshViewMenu);
+    refreshViewMenu();
+}
+
+void MainWindow::refreshViewMenu()
+{
+    for (QAction* a : std::as_const(m_viewDockActions))
+        m_viewMenu->removeAction(a);
+    m_viewDockActions.clear();
+    // Every dock and toolbar of this window, whoever added it.
+    for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
+        m_viewDockActions << dock->toggleViewAction();
+    for (QToolBar* bar : findChildren<QToolBar*>(Qt::FindDirectChildrenOnly))
+        if (bar != m_workshop->toolBar()) // presentation mode owns the workshop bar
+            m_viewDockActions << bar->toggleViewAction();
+    m_viewMenu->insertActions(m_viewDockEnd, m_viewDockActions);
+}
+
+void MainWindow::createThemeMenu(QMenu* parent)
+{
+    QMenu* menu = parent->addMenu(tr("&Theme"));
+    auto* group = new QActionGroup(menu);
+    const std::pair<Theme, QString> themes[] = {
+        {Theme::System, tr("&System")}, {Theme::Light, tr("&Light")}, {Theme::Dark, tr("&Dark")}};
+    const Theme current = savedTheme();
+    for (const auto& [theme, name] : themes) {
+        QAction* a = menu->addAction(name);
+        a->setCheckable(true);
+        a->setChecked(theme == current);
+        a->setObjectName(QStringLiteral("Theme_") + themeId(theme));
+        group->addAction(a);
+        const Theme t = theme;
+        connect(a, &QAction::triggered, this, [t] { applyTheme(t); });
+    }
+    if (current != Theme::System)
+        applyTheme(current);
+}
+
+void MainWindow::resetLayout()
+{
+    m_workshop->setPresentation(false);
+    restoreState(m_defaultState);
+}
+
+MainWindow* MainWindow::openRecoveredBeside(const AutosaveRecord& record)
+{
+    auto* other = new MainWindow(&m_presets);
+    other->setAttribute(Qt::WA_DeleteOnClose);
+    other->setObjectName(QStringLiteral("RecoveredWindow"));
+    other->autosave()->setDirectory(m_autosave->directory());
+    other->document()->restore(record.scenario, record.originalPath);
+    other->autosave()->writeNow();
+    other->resize(size());
+    other->show();
+    other->fitToScreen();
+    return other;
 }
 
 void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
@@ -213,12 +309,14 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         if (!e.calibration.isEmpty())
             notes.prepend(e.calibration);
         m_status->setText(notes.join(QStringLiteral(" · ")));
+        m_status->setToolTip(notes.join(QLatin1Char('\n')));
     } else {
         const QString reason = e.reason();
         for (ChartView* c : charts())
             c->setInvalid(reason);
         m_headline->setInvalid(reason);
         m_status->setText(reason.section(QLatin1Char('\n'), 0, 0));
+        m_status->setToolTip(reason);
     }
     m_compare->update(e);
     for (ChartView* c : charts())
@@ -417,6 +515,7 @@ void MainWindow::restoreSession(bool restoreScenario)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    fitToScreen(); // saved on a larger display than this one (a projector)
     const QString last = settings.value(QStringLiteral("session/scenario")).toString();
     if (!restoreScenario || last.isEmpty())
         return;
@@ -425,6 +524,32 @@ void MainWindow::restoreSession(bool restoreScenario)
     } catch (const std::exception&) {
         // A scenario from an older version that no longer parses: start from the default.
     }
+}
+
+void MainWindow::fitToScreen()
+{
+    const QScreen* screen = this->screen();
+    if (!screen)
+        return;
+    const QRect avail = screen->availableGeometry();
+    if (isMaximized() || isFullScreen()) {
+        if (width() <= avail.width() && height() <= avail.height())
+            return;
+        showNormal();
+    }
+    // The frame (title bar, borders) counts: a window of the screen's size still overhangs.
+    const QSize frame = frameGeometry().size() - geometry().size();
+    const QSize room = avail.size() - frame;
+    const QSize fitted = size().boundedTo(room).expandedTo(minimumSize());
+    if (fitted != size())
+        resize(fitted);
+    QRect g = frameGeometry();
+    g.moveLeft(
+        std::clamp(g.left(), avail.left(), std::max(avail.left(), avail.right() - g.width() + 1)));
+    g.moveTop(
+        std::clamp(g.top(), avail.top(), std::max(avail.top(), avail.bottom() - g.height() + 1)));
+    if (g.topLeft() != frameGeometry().topLeft())
+        move(g.topLeft());
 }
 
 void MainWindow::saveSession()

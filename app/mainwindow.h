@@ -10,6 +10,7 @@ class QMenu;
 
 namespace paralens {
 
+struct AutosaveRecord;
 class BreakdownView;
 class ChartView;
 class Comparison;
@@ -39,8 +40,20 @@ public:
     /// Saves to `path` atomically; shows the error on failure.
     bool saveFile(const QString& path);
     /// Restores the window geometry and, when `restoreScenario`, the last scenario from
-    /// QSettings.
+    /// QSettings. A geometry saved on a larger screen is fitted to this one.
     void restoreSession(bool restoreScenario);
+    /// Shrinks and moves the window into its screen's available area (no-op when it fits).
+    void fitToScreen();
+    /// Docks and toolbars back where they were when the window was built; tool docks closed.
+    void resetLayout();
+    /// View ▸ lists every dock and toolbar of the window (refilled each time it opens, so a
+    /// dock added later is listed without further code).
+    QMenu* viewMenu() const { return m_viewMenu; }
+    void refreshViewMenu();
+    class HelpMenu* helpMenu() const { return m_help; }
+    /// Opens recovered work in a second window (the document holds another file); the new
+    /// window deletes itself on close.
+    MainWindow* openRecoveredBeside(const AutosaveRecord& record);
 
     /// Evaluates the current scenario on this thread and repaints every view before
     /// returning (benchmarks, tests).
@@ -58,6 +71,7 @@ public:
     Evaluator* evaluator() const { return m_evaluator; }
     class ToolDocks* toolDocks() const { return m_tools; }
     class Autosave* autosave() const { return m_autosave; }
+    class LaunchDock* launchDock() const { return m_launch; }
     QList<ChartView*> charts() const;
     /// The evaluation the views show now.
     const Evaluation& shown() const { return m_shown; }
@@ -75,6 +89,8 @@ protected:
 
 private:
     void createActions();
+    void createViewMenu();
+    void createThemeMenu(QMenu* parent);
     void showEvaluation(const Evaluation& e, bool immediate);
     void updateTitle();
     void showError(const QString& title, const QString& message);
@@ -104,8 +120,14 @@ private:
     QWidget* m_scenarioDock = nullptr;
     QLabel* m_status = nullptr;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QList<QAction*> m_viewDockActions; // the View menu's current dock and toolbar entries
+    QAction* m_viewDockEnd = nullptr;  // separator after them
+    QByteArray m_defaultState;         // saveState() of the freshly built window
+    class HelpMenu* m_help = nullptr;
     class ToolDocks* m_tools = nullptr;
     class Autosave* m_autosave = nullptr; // unsaved work on disk (crash recovery)
+    class LaunchDock* m_launch = nullptr;
     Evaluation m_shown;
 };
 

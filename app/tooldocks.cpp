@@ -13,6 +13,10 @@
 #include <QFileInfo>
 #include <QMainWindow>
 #include <QMenu>
+#include <QScrollArea>
+#include <QStyle>
+
+#include <algorithm>
 
 namespace paralens {
 namespace {
@@ -22,9 +26,26 @@ QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title
 {
     auto* dock = new QDockWidget(title, window);
     dock->setObjectName(name);
-    dock->setWidget(content);
+    // In a scroll area: a tool's controls never make the window wider than the screen; on a
+    // narrow one the dock scrolls instead.
+    auto* scroll = new QScrollArea(dock);
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumWidth(240);
+    dock->setWidget(scroll);
     window->addDockWidget(Qt::RightDockWidgetArea, dock);
     dock->hide(); // tools open on demand; the explorer views keep the room
+    // The scroll area asks for little room; a tool opened on a wide screen gets what its
+    // content asks for, up to 40 % of the window, so its table and plot are not cut.
+    QObject::connect(dock, &QDockWidget::visibilityChanged, dock, [window, dock, content](bool on) {
+        if (!on || dock->isFloating() || dock->property("sized").toBool())
+            return;
+        dock->setProperty("sized", true);
+        const int wanted = content->sizeHint().width() +
+                           dock->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
+        window->resizeDocks({dock}, {std::min(wanted, window->width() * 2 / 5)}, Qt::Horizontal);
+    });
     QAction* toggle = dock->toggleViewAction();
     toggle->setShortcut(shortcut);
     menu->addAction(toggle);
@@ -53,8 +74,10 @@ ToolDocks::ToolDocks(QMainWindow* window, Document* doc, QMenu* toolsMenu)
     window->tabifyDockWidget(calibration, m_accuracyDock);
 
     // A chosen plan replaces the document's plan and batch split as one undoable edit.
+    // The search panel may have searched another GPU count or batch: the chosen plan brings it.
     connect(m_search, &SearchView::planChosen, this, [this](const Scenario& chosen) {
         Scenario s = m_doc->scenario();
+        s.gpus = chosen.gpus;
         s.parallel = chosen.parallel;
         s.training = chosen.training;
         m_doc->edit(s, QStringLiteral("search plan"));
@@ -111,8 +134,8 @@ void ToolDocks::followDocument()
     const Scenario& s = m_doc->scenario();
     m_calibration->setCluster(s.cluster);
     m_accuracy->setScenario(s);
-    if (m_search->isRunning())
-        return; // the running search keeps its problem; the next run takes the new one
+    // A running search keeps the problem it started with; its results are marked stale when
+    // the document has moved on meanwhile.
     SearchSpace space;
     space.base = s;
     m_search->setSpace(space);

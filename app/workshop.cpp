@@ -23,6 +23,10 @@ Workshop::Workshop(QMainWindow* window, Document* doc, GanttView* gantt)
     m_presentation->setShortcut(QKeySequence(Qt::Key_F5));
     m_presentation->setToolTip(tr("Large fonts, high contrast and the schedule animation"));
     connect(m_presentation, &QAction::toggled, this, &Workshop::setPresentation);
+    m_leave = new QAction(tr("Leave Presentation"), this);
+    m_leave->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_leave->setEnabled(false);
+    connect(m_leave, &QAction::triggered, this, [this] { setPresentation(false); });
 
     m_anim = new QVariantAnimation(this);
     m_anim->setEasingCurve(QEasingCurve::Linear);
@@ -44,11 +48,14 @@ Workshop::Workshop(QMainWindow* window, Document* doc, GanttView* gantt)
                      &Workshop::rewind);
     m_bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_bar->addSeparator();
+    // Short names: the bar must fit a 1024-pixel projector in the large presentation font.
     const std::pair<QString, Schedule> schedules[] = {
         {tr("GPipe"), Schedule::GPipe},
         {tr("1F1B"), Schedule::OneF1B},
         {tr("Interleaved"), Schedule::Interleaved1F1B},
-        {tr("Zero bubble (ZB-H1)"), Schedule::ZBH1}};
+        {tr("ZB-H1"), Schedule::ZBH1},
+        {tr("ZB-V"), Schedule::ZBV},
+        {tr("DualPipeV"), Schedule::DualPipeV}};
     for (const auto& [name, kind] : schedules) {
         const Schedule k = kind;
         m_bar->addAction(name, this, [this, k] { switchSchedule(k); })
@@ -56,8 +63,13 @@ Workshop::Workshop(QMainWindow* window, Document* doc, GanttView* gantt)
     }
     m_bar->setVisible(false);
     window->addToolBar(Qt::TopToolBarArea, m_bar);
-    connect(m_anim, &QVariantAnimation::stateChanged, this,
-            [this] { m_play->setText(isPlaying() ? tr("⏸ Pause") : tr("▶ Play")); });
+    // The style's media icons, not ⏸/▶ characters that a projector's fonts may lack.
+    connect(m_anim, &QVariantAnimation::stateChanged, this, [this] {
+        QStyle* style = m_window->style();
+        m_play->setIcon(
+            style->standardIcon(isPlaying() ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        m_play->setText(isPlaying() ? tr("Pause") : tr("Play"));
+    });
 }
 
 bool Workshop::isPresenting() const
@@ -71,10 +83,16 @@ void Workshop::setPresentation(bool on)
         m_presentation->setChecked(on); // re-enters through toggled
         return;
     }
+    if (on == m_active)
+        return; // leaving when not presenting: nothing was saved to restore
+    m_active = on;
     m_bar->setVisible(on);
+    m_leave->setEnabled(on);
     if (on) {
         m_savedFont = m_window->font();
         m_savedPalette = m_window->palette();
+        m_hadOwnFont = m_window->testAttribute(Qt::WA_SetFont);
+        m_hadOwnPalette = m_window->testAttribute(Qt::WA_SetPalette);
         QFont big = m_savedFont;
         big.setPointSizeF(big.pointSizeF() * 1.5);
         m_window->setFont(big);
@@ -93,24 +111,34 @@ void Workshop::setPresentation(bool on)
             m_wasVisible << w->isVisible();
             w->hide();
         }
-        // The Gantt takes two thirds of its column.
+        // The Gantt takes 55 % of its column and the memory stacks the rest: the hidden rows
+        // (the breakdown) get nothing, so the memory chart stays a chart, not a strip.
         if (auto* split = qobject_cast<QSplitter*>(m_gantt->parentWidget())) {
             m_savedSizes = split->sizes();
-            QList<int> sizes = m_savedSizes;
             int total = 0;
-            for (int v : sizes)
+            for (int v : m_savedSizes)
                 total += v;
             const int at = split->indexOf(m_gantt);
-            for (int i = 0; i < sizes.size(); ++i)
-                sizes[i] = i == at ? total * 2 / 3 : total / 3 / std::max(1, int(sizes.size()) - 1);
+            QList<int> shown;
+            for (int i = 0; i < split->count(); ++i)
+                if (i != at && !split->widget(i)->isHidden())
+                    shown << i;
+            QList<int> sizes(split->count(), 0);
+            sizes[at] = shown.isEmpty() ? total : total * 55 / 100;
+            for (int i : shown)
+                sizes[i] = (total - sizes[at]) / int(shown.size());
             split->setSizes(sizes);
         }
         m_gantt->setPresentation(true);
         m_gantt->setCursorSeconds(0);
     } else {
         pause();
-        m_window->setFont(m_savedFont);
-        m_window->setPalette(m_savedPalette);
+        // Back to what the window had: an inherited font and palette stay inherited, so a
+        // theme chosen later still reaches the window.
+        m_window->setFont(m_hadOwnFont ? m_savedFont : QFont());
+        m_window->setAttribute(Qt::WA_SetFont, m_hadOwnFont);
+        m_window->setPalette(m_hadOwnPalette ? m_savedPalette : QPalette());
+        m_window->setAttribute(Qt::WA_SetPalette, m_hadOwnPalette);
         for (int i = 0; i < m_hide.size() && i < m_wasVisible.size(); ++i)
             m_hide[i]->setVisible(m_wasVisible[i]);
         if (auto* split = qobject_cast<QSplitter*>(m_gantt->parentWidget());

@@ -30,6 +30,9 @@ public:
 
     QToolBar* toolBar() const { return m_bar; }
     QAction* presentationAction() const { return m_presentation; }
+    /// Esc: leaves presentation mode (enabled only while presenting).
+    QAction* leaveAction() const { return m_leave; }
+    QAction* playAction() const { return m_play; }
     bool isPresenting() const;
     void setPresentation(bool on);
 
@@ -58,11 +61,14 @@ private:
     GanttView* m_gantt;
     QToolBar* m_bar = nullptr;
     QAction* m_presentation = nullptr;
+    QAction* m_leave = nullptr;
     QAction* m_play = nullptr;
     QVariantAnimation* m_anim = nullptr;
     double m_durationSeconds = 12;
     QFont m_savedFont;
     QPalette m_savedPalette;
+    bool m_active = false;                              // the presentation layout is applied
+    bool m_hadOwnFont = false, m_hadOwnPalette = false; // set on the window, not inherited
     QList<QWidget*> m_hide;
     QList<bool> m_wasVisible;
     QList<int> m_savedSizes;

@@ -157,4 +157,18 @@ struct ModelConstants
     bool simulate_pipeline = true;
 };
 
+// ---- launch configurations (docs/launch-config.md) ----
+/// Megatron-LM's --hidden-dropout and --attention-dropout default (megatron/training/arguments.py,
+/// core_v0.15.0), written when a scenario turns dropout on explicitly.
+inline constexpr double kMegatronDefaultDropout = 0.1;
+/// Placeholders for what a scenario does not hold but a launch line needs to start: the run
+/// length and peak learning rate. Not model figures; the user sets their own. 3e-4 is the
+/// Llama 3 8B peak rate (Dubey et al. 2024, arXiv:2407.21783 Table 3).
+inline constexpr int kLaunchTrainIters = 1000;
+inline constexpr double kLaunchPeakLr = 3e-4;
+/// Megatron-LM's FP8 settings for training.precision fp8: the hybrid format (E4M3 forward,
+/// E5M2 backward) with delayed scaling, --fp8-recipe's default (arguments.py, core_v0.15.0).
+inline constexpr const char* kMegatronFp8Format = "hybrid";
+inline constexpr const char* kMegatronFp8Recipe = "delayed";
+
 } // namespace paralens

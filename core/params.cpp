@@ -143,7 +143,35 @@ int autoChunkLayers(int layers, int C, int c, LayerSplit rule)
     return q + (order < shorts ? 0 : 1);
 }
 
+// Layers of chunk c (global order: chunk j of stage r is c = j·pp + r) among C = pp·v.
+int chunkLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, int C,
+                bool explicitSplit, int c)
+{
+    if (!explicitSplit)
+        return autoChunkLayers(m.layers, C, c, rule);
+    const int v = std::max(1, plan.virtual_stages);
+    const int stageN = explicitStageLayers(m, plan, c % plan.pp);
+    return stageN / v + (c / plan.pp < stageN % v ? 1 : 0);
+}
+
 } // namespace
+
+bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, std::span<int> out)
+{
+    const int v = std::max(1, plan.virtual_stages);
+    if (plan.pp < 1 || m.layers < 1 || std::int64_t{plan.pp} * v > std::int64_t(out.size()))
+        return false;
+    const int C = plan.pp * v;
+    const bool explicitSplit = plan.first_stage_layers > 0 || plan.last_stage_layers > 0;
+    int total = 0;
+    for (int c = 0; c < C; ++c) {
+        out[c] = chunkLayers(m, plan, rule, C, explicitSplit, c);
+        if (out[c] < 0)
+            return false;
+        total += out[c];
+    }
+    return total == m.layers;
+}
 
 bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
                  std::span<StageLayers> out)
@@ -159,14 +187,7 @@ bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
     int start = 0;
     for (int c = 0; c < C; ++c) {
         const int r = c % p;
-        const int j = c / p;
-        int n;
-        if (explicitSplit) {
-            const int stageN = explicitStageLayers(m, plan, r);
-            n = stageN / v + (j < stageN % v ? 1 : 0);
-        } else {
-            n = autoChunkLayers(m.layers, C, c, rule);
-        }
+        const int n = chunkLayers(m, plan, rule, C, explicitSplit, c);
         if (n < 0)
             return false;
         out[r].layers += n;

@@ -60,6 +60,10 @@ struct StageLayers
 /// r, r + p, r + 2p, ... Returns false (out untouched beyond size) if the plan cannot be split.
 bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
                  std::span<StageLayers> out);
+/// Layers of each model chunk in the order the model runs them (chunk j of stage r is
+/// out[j·pp + r]), by the same split as splitLayers(). False when out holds fewer than pp·v
+/// entries or the split does not add up to the layers.
+bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, std::span<int> out);
 
 /// Parameters held by one GPU of a stage after TP / EP / PP sharding (before ZeRO).
 struct StageParams

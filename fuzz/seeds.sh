@@ -8,7 +8,8 @@ set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 mkdir -p "$out/fuzz_scenario" "$out/fuzz_preset" "$out/fuzz_profile" "$out/fuzz_nccl_log" \
-         "$out/fuzz_estimate" "$out/fuzz_runs" "$out/fuzz_iteration_csv"
+         "$out/fuzz_estimate" "$out/fuzz_runs" "$out/fuzz_iteration_csv" \
+         "$out/fuzz_launch_megatron" "$out/fuzz_launch_toml" "$out/fuzz_launch_deepspeed"
 
 for f in "$src"/resources/examples/*.json; do
     cp "$f" "$out/fuzz_scenario/"
@@ -29,6 +30,19 @@ if [ -d "$src/tests/data" ]; then
     find "$src/tests/data" -name '*profile*.json' -exec cp {} "$out/fuzz_profile/" \;
     find "$src/tests/data" \( -name '*.txt' -o -name '*.log' \) -exec cp {} "$out/fuzz_nccl_log/" \;
 fi
+
+# Launch files in each framework's layout (tests/data/launch/files): scripts, TOML, JSON.
+for f in "$src"/tests/data/launch/files/*; do
+    case "$f" in
+        *.sh) cp "$f" "$out/fuzz_launch_megatron/" ;;
+        *.toml) cp "$f" "$out/fuzz_launch_toml/" ;;
+        *.json) cp "$f" "$out/fuzz_launch_deepspeed/" ;;
+    esac
+done
+printf '%s\n' '--tensor-model-parallel-size 2 --num-layers 4 --hidden-size 64 --num-attention-heads 4' \
+    '--ffn-hidden-size 128 --vocab-size 999 --tokenizer-type NullTokenizer --seq-length 256' \
+    "--num-experts 4 --moe-layer-freq '([0]*1+[1]*3)' --nnodes 1 --nproc-per-node 2" \
+    > "$out/fuzz_launch_megatron/moe-args.txt"
 
 # Small generated nccl-tests logs: an all_reduce table with and without footer, srun prefixes.
 gen() { # $1 ranks, $2 prefix

@@ -64,12 +64,13 @@ CalibrationView::CalibrationView(QWidget* parent) : ChartView(parent)
     m_curveCombo->setObjectName(QStringLiteral("calibrationCurveCombo"));
     m_curveCombo->setAccessibleName(tr("Measured curve"));
     m_curveCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_curveCombo->setMinimumContentsLength(48);
+    m_curveCombo->setMinimumContentsLength(24); // long names elide: the dock fits 1024 px
     auto* pick = new QLabel(tr("&Curve:"), this);
     pick->setBuddy(m_curveCombo);
     m_fitLabel = new QLabel(this);
     m_fitLabel->setObjectName(QStringLiteral("calibrationFitLabel"));
     m_fitLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_fitLabel->setWordWrap(true);
 
     // One plot, two axis rects: bandwidth above, residuals below, left edges aligned.
     QCustomPlot* p = plot();

@@ -4,10 +4,54 @@
 
 #include <QEvent>
 #include <QMenu>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
 namespace paralens {
+namespace {
+
+/// Resting the mouse sends the plot a tool-tip event; the plot has no tip of its own, so it
+/// would reach the chart view and replace the hover's exact figures with the generic hint.
+/// The hint only shows where the hover has nothing to say.
+class KeepHoverTip : public QObject
+{
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::ToolTip && QToolTip::isVisible()) {
+            event->accept(); // handled: QApplication stops passing it to the parents
+            return true;
+        }
+        return QObject::eventFilter(watched, event);
+    }
+};
+
+/// QCustomPlot copies the widget's font into its elements once, at construction; a font
+/// change (presentation mode and back) must reach them, or titles keep the old size.
+void applyFonts(QCustomPlot* plot, QCPItemText* message, const QFont& f)
+{
+    for (QCPLayoutElement* e : plot->plotLayout()->elements(true))
+        if (auto* text = qobject_cast<QCPTextElement*>(e)) {
+            QFont t = f;
+            t.setBold(text->font().bold());
+            if (t.bold()) // titles: bold, one point up (setUpTitleAndLegend)
+                t.setPointSizeF(f.pointSizeF() + 1);
+            text->setFont(t);
+        }
+    for (QCPAxisRect* rect : plot->axisRects())
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setTickLabelFont(f);
+            axis->setLabelFont(f);
+        }
+    plot->legend->setFont(f);
+    QFont big = f;
+    big.setPointSizeF(f.pointSizeF() * 1.2);
+    message->setFont(big);
+}
+
+} // namespace
 
 ChartView::ChartView(QWidget* parent) : QWidget(parent)
 {
@@ -20,6 +64,7 @@ ChartView::ChartView(QWidget* parent) : QWidget(parent)
     m_plot->setMinimumSize(200, 120);
     m_layout->addWidget(m_plot, 1);
     connect(m_plot, &QWidget::customContextMenuRequested, this, &ChartView::showContextMenu);
+    m_plot->installEventFilter(new KeepHoverTip(this));
 
     m_message = new QCPItemText(m_plot);
     m_message->setPositionAlignment(Qt::AlignCenter);
@@ -102,6 +147,10 @@ void ChartView::showMessage(const QString& text)
 
 void ChartView::changeEvent(QEvent* event)
 {
+    if (event->type() == QEvent::FontChange && m_plot) {
+        applyFonts(m_plot, m_message, font());
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
     if (event->type() == QEvent::PaletteChange) {
         palette::applyToPlot(m_plot, palette());
         m_message->setColor(isInvalid() ? palette::warning(palette())

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/controlpanel.h"
 #include "core/plan_options.h"
+#include "core/plan_rebalance.h"
 #include "core/presets.h"
+#include "widgets/field_labels.h"
 #include "widgets/palette.h"
 #include "widgets/qt_text.h"
 #include "widgets/snapslider.h"
@@ -216,10 +218,19 @@ void ControlPanel::build()
         }
     });
     connect(m_gpus, &QSpinBox::valueChanged, this, [this](int v) {
-        Scenario s = m_scenario;
-        s.gpus = v;
-        s.parallel.dp = derivedDp(s);
-        commit(s, QStringLiteral("gpus"));
+        // DP takes the new count; when it cannot, PP, CP and TP give way and the panel says
+        // so, rather than leaving a plan that cannot run.
+        const Rebalanced r = rebalanceForGpus(m_scenario, v);
+        QStringList changes;
+        for (const std::string& c : r.changes)
+            changes << QString::fromStdString(c);
+        m_rebalanceNote = changes.isEmpty()
+                              ? QString()
+                              : tr("GPUs %1 → %2: %3")
+                                    .arg(QLocale().toString(m_scenario.gpus), QLocale().toString(v),
+                                         changes.join(QStringLiteral(", ")));
+        m_rebalanced = r.scenario;
+        commit(r.scenario, QStringLiteral("gpus"));
     });
     connect(m_schedule, &QComboBox::activated, this, [this](int i) {
         Scenario s = m_scenario;
@@ -340,12 +351,38 @@ void ControlPanel::refreshValues()
     m_globalBatch->setValue(s.training.global_batch);
     m_seqLen->setValue(s.training.seq_len);
 
+    m_derived->setText(derivedText());
+}
+
+QString ControlPanel::derivedText() const
+{
+    const Scenario& s = m_scenario;
+    const ParallelPlan& p = s.parallel;
+    const QLocale locale;
     const int perNode = std::max(1, s.cluster.gpus_per_node);
-    QString derived = tr("%1 nodes of %2 GPUs").arg((s.gpus + perNode - 1) / perNode).arg(perNode);
+    QString derived;
+    if (s.gpus < perNode)
+        derived = tr("%1 of the %2 GPUs of one node").arg(locale.toString(s.gpus)).arg(perNode);
+    else if (s.gpus % perNode != 0)
+        derived = tr("%1 GPUs are not whole nodes of %2").arg(locale.toString(s.gpus)).arg(perNode);
+    else if (s.gpus == perNode)
+        derived = tr("1 node of %1 GPUs").arg(perNode);
+    else
+        derived = tr("%1 nodes of %2 GPUs").arg(locale.toString(s.gpus / perNode)).arg(perNode);
+    // Micro-batches only for a plan whose degrees multiply to the GPU count: another plan's
+    // count would be a stale figure.
     const long long bdp = 1LL * s.training.micro_batch * p.dp;
-    if (bdp > 0 && s.training.global_batch % bdp == 0)
-        derived += tr(" · %1 micro-batches per step").arg(s.training.global_batch / bdp);
-    m_derived->setText(derived);
+    const long long product = 1LL * p.tp * p.pp * p.cp * p.dp;
+    if (bdp > 0 && product == s.gpus && s.training.global_batch % bdp == 0) {
+        const long long m = s.training.global_batch / bdp;
+        derived += m == 1 ? tr(" · 1 micro-batch per step")
+                          : tr(" · %1 micro-batches per step").arg(locale.toString(m));
+    }
+    const ParallelPlan& r = m_rebalanced.parallel;
+    if (!m_rebalanceNote.isEmpty() && m_rebalanced.gpus == s.gpus && r.tp == p.tp && r.pp == p.pp &&
+        r.cp == p.cp && r.dp == p.dp && r.ep == p.ep)
+        derived += QLatin1Char('\n') + m_rebalanceNote;
+    return derived;
 }
 
 QWidget* ControlPanel::widgetForField(const std::string& field) const
@@ -383,10 +420,11 @@ void ControlPanel::showValidation()
     std::map<QWidget*, QStringList> marked;
     QStringList lines;
     for (const ValidationError& e : m_errors) {
-        lines << QString::fromStdString(e.message).toHtmlEscaped();
+        const QString message = withFieldLabels(e.message);
+        lines << message.toHtmlEscaped();
         for (const std::string& f : e.fields)
             if (QWidget* w = widgetForField(f))
-                marked[w] << QString::fromStdString(e.message);
+                marked[w] << message;
     }
     for (SnapSlider* s : m_sliders)
         s->setError(marked.count(s) ? marked[s].join(QLatin1Char('\n')) : QString());

@@ -53,6 +53,9 @@ public:
     const std::vector<ValidationError>& errors() const { return m_errors; }
     /// The text of the inline banner ("" when hidden).
     QString bannerText() const;
+    /// The figures below the controls: nodes, micro-batches per step and, after a GPU count
+    /// that the plan could not take as it was, what changed to fit it.
+    QString derivedText() const;
 
     SnapSlider* slider(Dimension d) const { return m_sliders[d]; }
     QComboBox* modelBox() const { return m_model; }
@@ -96,6 +99,8 @@ private:
     QLabel* m_banner = nullptr;
     std::vector<QFormLayout*> m_forms;
     std::map<QWidget*, QString> m_fieldLabels; // form label text of each field widget
+    QString m_rebalanceNote; // what the last GPU count edit changed, while it is shown
+    Scenario m_rebalanced;
 };
 
 } // namespace paralens

@@ -470,7 +470,7 @@ void GanttView::setPresentation(bool on)
     QFont f = font();
     QFont title = f;
     title.setBold(true);
-    title.setPointSizeF(f.pointSizeF() + 2);
+    title.setPointSizeF(f.pointSizeF() + 1); // as built: the title returns to its size
     m_title->setFont(title);
     for (QCPAxisRect* r : {m_main, m_baseRect, m_laneRect})
         for (QCPAxis* a : r->axes()) {
@@ -598,6 +598,7 @@ void GanttView::clearData()
     m_laneGraph->data()->clear();
     m_cursor->setVisible(false);
     m_cursorLabel->setVisible(false);
+    updateTitle(); // no schedule, so no title naming the last one
 }
 
 void GanttView::applyColors()

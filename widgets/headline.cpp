@@ -5,9 +5,12 @@
 
 #include <QEvent>
 #include <QFrame>
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace paralens {
 
@@ -35,8 +38,8 @@ QString Headline::figureName(Figure f)
 Headline::Headline(QWidget* parent) : QWidget(parent)
 {
     setAccessibleName(tr("Headline figures"));
-    auto* row = new QHBoxLayout(this);
-    row->setContentsMargins(4, 2, 4, 2);
+    m_grid = new QGridLayout(this);
+    m_grid->setContentsMargins(4, 2, 4, 2);
     const QString tips[FigureCount] = {
         tr("Wall time of one optimizer step"),
         tr("Training tokens processed per second by the whole cluster"),
@@ -65,7 +68,7 @@ Headline::Headline(QWidget* parent) : QWidget(parent)
         box->addWidget(m_deltas[i]);
         card->setToolTip(tips[i]);
         m_values[i]->setAccessibleName(figureName(static_cast<Figure>(i)));
-        row->addWidget(card, 1);
+        m_cards[i] = card;
     }
     m_accuracy = new QLabel(this);
     m_accuracy->setObjectName(QStringLiteral("accuracyNote"));
@@ -73,8 +76,62 @@ Headline::Headline(QWidget* parent) : QWidget(parent)
     m_accuracy->setWordWrap(true);
     m_accuracy->setMaximumWidth(220);
     m_accuracy->setVisible(false);
-    row->addWidget(m_accuracy);
+    reflow(QWIDGETSIZE_MAX);
     applyColors();
+}
+
+QSize Headline::minimumSizeHint() const
+{
+    // Two figures per row at the least, so a narrow window (a projector in presentation's
+    // large font, a dock beside) never has to be wider than the screen.
+    int widest = 0, height = 0;
+    for (const QFrame* card : m_cards) {
+        widest = std::max(widest, card->minimumSizeHint().width());
+        height = std::max(height, card->minimumSizeHint().height());
+    }
+    const QMargins m = m_grid->contentsMargins();
+    const int spacing = std::max(0, m_grid->horizontalSpacing());
+    int width = 2 * widest + spacing + m.left() + m.right();
+    if (!m_accuracy->isHidden())
+        width += spacing + m_accuracy->maximumWidth();
+    return {width, height + m.top() + m.bottom()};
+}
+
+void Headline::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    reflow(event->size().width());
+}
+
+void Headline::reflow(int width)
+{
+    const QMargins m = m_grid->contentsMargins();
+    const int spacing = std::max(0, m_grid->horizontalSpacing());
+    int widest = 0;
+    for (const QFrame* card : m_cards)
+        widest = std::max(widest, card->sizeHint().width());
+    int room = width - m.left() - m.right();
+    if (!m_accuracy->isHidden())
+        room -= spacing + m_accuracy->maximumWidth();
+    int columns = 2;
+    for (int c : {int(FigureCount), 3})
+        if (c * widest + (c - 1) * spacing <= room) {
+            columns = c;
+            break;
+        }
+    if (columns == m_columns)
+        return;
+    m_columns = columns;
+    for (QFrame* card : m_cards)
+        m_grid->removeWidget(card);
+    m_grid->removeWidget(m_accuracy);
+    for (int i = 0; i < FigureCount; ++i) {
+        m_grid->addWidget(m_cards[i], i / columns, i % columns);
+        m_grid->setColumnStretch(i % columns, 1);
+    }
+    for (int c = columns; c < FigureCount; ++c)
+        m_grid->setColumnStretch(c, 0);
+    m_grid->addWidget(m_accuracy, 0, columns, (FigureCount + columns - 1) / columns, 1);
 }
 
 void Headline::setAccuracyNote(const QString& text, const QString& toolTip)
@@ -82,6 +139,9 @@ void Headline::setAccuracyNote(const QString& text, const QString& toolTip)
     m_accuracy->setText(text);
     m_accuracy->setToolTip(toolTip);
     m_accuracy->setVisible(!text.isEmpty());
+    m_columns = 0; // the note takes room: lay the figures out again
+    reflow(width());
+    updateGeometry();
 }
 
 QString Headline::accuracyNote() const

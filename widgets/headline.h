@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+class QFrame;
+class QGridLayout;
 class QLabel;
 
 namespace paralens {
@@ -42,16 +44,25 @@ public:
     void setAccuracyNote(const QString& text, const QString& toolTip = {});
     QString accuracyNote() const;
 
+    /// Figures per row: all six when they fit the width, else three or two rows of them.
+    int columns() const { return m_columns; }
+    QSize minimumSizeHint() const override;
+
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void applyColors();
+    void reflow(int width);
 
     QLabel* m_values[FigureCount] = {};
     QLabel* m_names[FigureCount] = {};
     QLabel* m_deltas[FigureCount] = {};
     QLabel* m_accuracy = nullptr;
+    QFrame* m_cards[FigureCount] = {};
+    QGridLayout* m_grid = nullptr;
+    int m_columns = 0;
     bool m_fits = true;
     bool m_valid = false;
 };

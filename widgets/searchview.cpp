@@ -1,28 +1,59 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/searchview.h"
 #include "core/error.h"
+#include "core/plan_options.h"
+#include "core/scenario_io.h"
 #include "core/units.h"
+#include "widgets/field_labels.h"
 #include "widgets/palette.h"
 #include "widgets/qt_text.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <nlohmann/json.hpp>
 #include <qcustomplot.h>
 
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace paralens {
 namespace {
+
+/// What a search answers for: the scenario without the settings the search chooses (the plan,
+/// the micro-batch, recompute). Results of another key belong to another problem.
+std::string problemKey(const Scenario& s)
+{
+    nlohmann::json j = scenarioToJson(s);
+    j.erase("parallel");
+    if (auto t = j.find("training"); t != j.end() && t->is_object()) {
+        t->erase("micro_batch");
+        t->erase("recompute");
+    }
+    return j.dump();
+}
+
+QString problemText(const Scenario& s)
+{
+    return SearchView::tr("%1 on %2 %3 GPUs, batch %4")
+        .arg(QString::fromStdString(s.model.name), QLocale().toString(s.gpus),
+             QString::fromStdString(s.cluster.gpu.name),
+             QLocale().toString(s.training.global_batch));
+}
 
 constexpr int kSortRole = Qt::UserRole;
 constexpr int kPlanRole = Qt::UserRole + 1;
@@ -128,9 +159,13 @@ SearchView::SearchView(QWidget* parent)
     m_stop->setEnabled(false);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
-    m_progress->setTextVisible(false);
+    m_progress->setFormat(tr("%p %"));
+    m_progress->setTextVisible(true);
     m_progress->setAccessibleName(tr("Search progress"));
     m_status = new QLabel(tr("Search every valid plan for this model, cluster and batch."), this);
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText);
+    m_status->setAccessibleName(tr("Search status"));
     m_colour = new QComboBox(this);
     m_colour->setAccessibleName(tr("Colour plans by"));
     for (const char* c : {QT_TR_NOOP("TP"), QT_TR_NOOP("PP"), QT_TR_NOOP("DP"), QT_TR_NOOP("CP"),
@@ -165,11 +200,9 @@ SearchView::SearchView(QWidget* parent)
     m_table->verticalHeader()->setVisible(false);
     m_table->setAccessibleName(tr("Top plans; click one to load it"));
 
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(m_start);
-    bar->addWidget(m_stop);
-    bar->addWidget(m_progress, 1);
-    bar->addWidget(m_colour);
+    m_table->setMinimumSize(200, 120);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    buildControls();
     // The chart frame's plot shares a splitter with the table.
     QVBoxLayout* layout = layoutBox();
     layout->setContentsMargins(6, 6, 6, 6);
@@ -179,8 +212,7 @@ SearchView::SearchView(QWidget* parent)
     split->addWidget(m_table);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    layout->addLayout(bar);
-    layout->addWidget(m_status);
+    split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
 
     connect(m_start, &QPushButton::clicked, this, &SearchView::start);
@@ -191,6 +223,75 @@ SearchView::SearchView(QWidget* parent)
 
 SearchView::~SearchView() = default;
 
+void SearchView::buildControls()
+{
+    m_gpus = new QSpinBox(this);
+    m_gpus->setRange(1, 1 << 24);
+    m_gpus->setGroupSeparatorShown(true);
+    m_gpus->setKeyboardTracking(false);
+    m_gpus->setToolTip(tr("GPUs to search plans for (the scenario's count until changed here)"));
+    m_gpus->setAccessibleName(tr("GPUs to search for"));
+    m_batch = new QSpinBox(this);
+    m_batch->setRange(1, 1 << 24);
+    m_batch->setGroupSeparatorShown(true);
+    m_batch->setKeyboardTracking(false);
+    m_batch->setToolTip(tr("Global batch in sequences (the scenario's until changed here)"));
+    m_batch->setAccessibleName(tr("Global batch to search for"));
+    m_group = new QCheckBox(tr("One per &layout"), this);
+    m_group->setChecked(true);
+    m_group->setToolTip(tr("List only the fastest plan of each TP · PP · DP · CP · EP layout; "
+                           "the plans behind it differ in schedule, ZeRO, recompute or "
+                           "micro-batch"));
+    m_scheduleFilter = new QComboBox(this);
+    m_scheduleFilter->addItem(tr("All schedules"));
+    for (Schedule sc : kAllSchedules)
+        m_scheduleFilter->addItem(qText(toString(sc)), int(sc));
+    m_scheduleFilter->setToolTip(tr("List only plans with this pipeline schedule"));
+    m_scheduleFilter->setAccessibleName(tr("Schedule filter"));
+    m_export = new QPushButton(tr("E&xport…"), this);
+    m_export->setToolTip(tr("Save the scatter as PNG, SVG or PDF"));
+    m_colour->setToolTip(tr("Which setting the scatter's colours show"));
+    m_start->setToolTip(tr("Search every valid plan for the problem below"));
+    m_stop->setToolTip(tr("Stop the search; the plans found so far stay"));
+
+    // Short rows of two controls rather than one long one, so the dock fits a narrow screen.
+    m_gpus->setMaximumWidth(120);
+    m_batch->setMaximumWidth(120);
+    auto* grid = new QGridLayout;
+    auto* gpusLabel = new QLabel(tr("&GPUs"), this);
+    gpusLabel->setBuddy(m_gpus);
+    auto* batchLabel = new QLabel(tr("&Batch"), this);
+    batchLabel->setBuddy(m_batch);
+    auto* problem = new QHBoxLayout;
+    problem->addWidget(gpusLabel);
+    problem->addWidget(m_gpus, 1);
+    problem->addWidget(batchLabel);
+    problem->addWidget(m_batch, 1);
+    grid->addWidget(m_start, 0, 0);
+    grid->addWidget(m_stop, 0, 1);
+    grid->addWidget(m_progress, 0, 2);
+    grid->addLayout(problem, 1, 0, 1, 3);
+    grid->addWidget(m_group, 2, 0, 1, 2);
+    grid->addWidget(m_scheduleFilter, 2, 2);
+    grid->addWidget(m_colour, 3, 0, 1, 2);
+    grid->addWidget(m_export, 3, 2);
+    grid->setColumnStretch(2, 1);
+    layoutBox()->addLayout(grid);
+    layoutBox()->addWidget(m_status);
+
+    connect(m_gpus, &QSpinBox::valueChanged, this, [this](int v) {
+        m_space.base.gpus = v;
+        updateStale();
+    });
+    connect(m_batch, &QSpinBox::valueChanged, this, [this](int v) {
+        m_space.base.training.global_batch = v;
+        updateStale();
+    });
+    connect(m_group, &QCheckBox::toggled, this, &SearchView::fillTable);
+    connect(m_scheduleFilter, &QComboBox::currentIndexChanged, this, &SearchView::fillTable);
+    connect(m_export, &QPushButton::clicked, this, [this] { emit exportRequested(this); });
+}
+
 QString SearchView::chartTitle() const
 {
     return tr("Searched plans");
@@ -199,6 +300,43 @@ QString SearchView::chartTitle() const
 void SearchView::setSpace(const SearchSpace& space)
 {
     m_space = space;
+    {
+        const QSignalBlocker b1(m_gpus), b2(m_batch);
+        if (space.base.gpus != m_spaceGpus)
+            m_gpus->setValue(space.base.gpus);
+        if (space.base.training.global_batch != m_spaceBatch)
+            m_batch->setValue(space.base.training.global_batch);
+    }
+    m_spaceGpus = space.base.gpus;
+    m_spaceBatch = space.base.training.global_batch;
+    m_space.base.gpus = m_gpus->value();
+    m_space.base.training.global_batch = m_batch->value();
+    updateStale();
+}
+
+void SearchView::updateStale()
+{
+    m_stale = m_haveResults && problemKey(m_searched.base) != problemKey(m_space.base);
+    m_table->setEnabled(!m_stale);
+    m_start->setText(m_stale ? tr("Search again") : tr("Search"));
+    if (m_searching)
+        return; // the progress owns the status line
+    // Stale in the warning colour; otherwise the inherited palette, so a theme change reaches it.
+    QPalette pal;
+    if (m_stale)
+        pal.setColor(QPalette::WindowText, palette::warning(palette()));
+    m_status->setPalette(pal);
+    if (m_stale)
+        m_status->setText(tr("Stale: these plans are for %1; the problem is now %2. Search again "
+                             "to apply a plan.")
+                              .arg(problemText(m_searched.base), problemText(m_space.base)));
+    else if (!m_doneText.isEmpty())
+        m_status->setText(m_doneText);
+}
+
+QString SearchView::statusText() const
+{
+    return m_status->text();
 }
 
 void SearchView::setColourBy(ColourBy c)
@@ -216,6 +354,10 @@ void SearchView::start()
     if (isRunning())
         return;
     m_error.clear();
+    m_searched = m_space;
+    m_haveResults = false;
+    updateStale();
+    m_searching = true;
     m_start->setEnabled(false);
     m_stop->setEnabled(true);
     m_progress->setValue(0);
@@ -225,7 +367,7 @@ void SearchView::start()
     options.top_k = m_topK;
     options.sample = m_sample;
     options.threads = m_threads;
-    const SearchSpace space = m_space;
+    const SearchSpace space = m_searched;
     m_job.start([this, space, options](const JobTicket& ticket) {
         SearchOptions run = options;
         run.cancel = ticket.stop;
@@ -260,13 +402,14 @@ void SearchView::onProgress(double fraction, quint64 evaluated)
 
 void SearchView::onFinished(const Outcome& out)
 {
+    m_searching = false;
     m_result = out.result;
-    m_error = out.error;
+    m_error = withFieldLabels(out.error);
     m_start->setEnabled(true);
     m_stop->setEnabled(false);
     if (!m_error.isEmpty()) {
         m_progress->setValue(0);
-        m_status->setText(tr("Cannot search: %1").arg(m_error));
+        m_doneText = tr("Cannot search: %1").arg(m_error);
     } else {
         const SearchResult& r = m_result;
         m_progress->setValue(r.cancelled ? m_progress->value() : 1000);
@@ -279,8 +422,10 @@ void SearchView::onFinished(const Outcome& out)
         else if (r.results.empty())
             text += r.evaluated == 0 ? tr(" — no valid plan for these pins")
                                      : tr(" — no plan fits in GPU memory");
-        m_status->setText(text);
+        m_doneText = text;
     }
+    m_haveResults = m_error.isEmpty();
+    updateStale();
     fillTable();
     if (m_error.isEmpty()) {
         markValid();
@@ -291,11 +436,39 @@ void SearchView::onFinished(const Outcome& out)
     emit finished();
 }
 
+void SearchView::setGroupByLayout(bool on)
+{
+    m_group->setChecked(on);
+}
+
+void SearchView::setScheduleFilter(std::optional<Schedule> schedule)
+{
+    m_scheduleFilter->setCurrentIndex(schedule ? m_scheduleFilter->findData(int(*schedule)) : 0);
+}
+
+std::vector<int> SearchView::listedPlans() const
+{
+    const QVariant only = m_scheduleFilter->currentData();
+    std::set<std::tuple<int, int, int, int, int>> layouts;
+    std::vector<int> listed;
+    const auto& plans = m_result.results;
+    for (int i = 0; i < int(plans.size()); ++i) {
+        const ParallelPlan& pl = plans[std::size_t(i)].parallel;
+        if (only.isValid() && int(pl.schedule) != only.toInt())
+            continue;
+        // Results are best first, so the first plan of a layout is its fastest.
+        if (m_group->isChecked() && !layouts.insert({pl.tp, pl.pp, pl.dp, pl.cp, pl.ep}).second)
+            continue;
+        listed.push_back(i);
+    }
+    return listed;
+}
+
 void SearchView::fillTable()
 {
     m_model->removeRows(0, m_model->rowCount());
     const auto& plans = m_result.results;
-    for (int i = 0; i < int(plans.size()); ++i) {
+    for (int i : listedPlans()) {
         const SearchPlan& p = plans[std::size_t(i)];
         const ParallelPlan& pl = p.parallel;
         QList<QStandardItem*> row;
@@ -406,7 +579,9 @@ void SearchView::rowClicked(const QModelIndex& index)
     const int i = plan.toInt();
     if (!plan.isValid() || i < 0 || i >= int(m_result.results.size()))
         return;
-    emit planChosen(scenarioFor(m_space, m_result.results[std::size_t(i)]));
+    if (m_stale)
+        return; // another problem's plan: never applied to this one (the status says so)
+    emit planChosen(scenarioFor(m_searched, m_result.results[std::size_t(i)]));
 }
 
 } // namespace paralens

@@ -4,8 +4,13 @@
 #include "widgets/backgroundjob.h"
 #include "widgets/chartview.h"
 
+#include <optional>
+#include <vector>
+
+class QCheckBox;
 class QComboBox;
 class QCPItemStraightLine;
+class QSpinBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -46,9 +51,27 @@ public:
     QString chartId() const override { return QStringLiteral("search"); }
     QString chartTitle() const override;
 
-    /// The problem to search (model, cluster, gpus, global batch, seq_len, pins). Does not start.
+    /// The problem to search (model, cluster, gpus, global batch, seq_len, pins), normally the
+    /// document's. Does not start. The panel's GPU count and global batch follow the space's
+    /// when these change, and otherwise keep what the user typed there; space() is the
+    /// problem with them.
     void setSpace(const SearchSpace& space);
     const SearchSpace& space() const { return m_space; }
+    /// The panel's GPU count and global batch (what the next search uses).
+    QSpinBox* gpusBox() const { return m_gpus; }
+    QSpinBox* batchBox() const { return m_batch; }
+    /// Whether the results shown were searched for another problem than space() (another
+    /// model, cluster, GPU count, batch or training setting): then they are greyed, marked
+    /// and cannot be applied until searched again.
+    bool isStale() const { return m_stale; }
+    /// One row per TP·PP·DP·CP·EP layout (its fastest plan), on by default: the plans
+    /// behind it differ only in schedule, ZeRO, recompute or micro-batch.
+    void setGroupByLayout(bool on);
+    /// Only rows with this schedule; nullopt: every schedule.
+    void setScheduleFilter(std::optional<Schedule> schedule);
+    /// The result indices (ranks − 1) the table lists, in rank order.
+    std::vector<int> listedPlans() const;
+    QString statusText() const;
     /// Rows in the table (top K); default 100.
     void setTopK(int k) { m_topK = k; }
     /// Plans drawn at random for the scatter, besides the top K and the front; default 3000.
@@ -90,7 +113,17 @@ private:
     void fillTable();
     void drawPlans();
     void rowClicked(const QModelIndex& index);
+    void updateStale();
+    void buildControls();
 
+    /// Where the space's GPU count and batch came from, so a document change of one of them
+    /// reaches the panel and an unrelated change keeps what the user typed.
+    int m_spaceGpus = 0, m_spaceBatch = 0;
+    SearchSpace m_searched; // the problem of the running search or of the results shown
+    bool m_haveResults = false;
+    bool m_stale = false;
+    bool m_searching = false;
+    QString m_doneText;
     SearchSpace m_space;
     SearchResult m_result;
     QString m_error;
@@ -103,6 +136,11 @@ private:
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     QComboBox* m_colour = nullptr;
+    QSpinBox* m_gpus = nullptr;
+    QSpinBox* m_batch = nullptr;
+    QCheckBox* m_group = nullptr;
+    QComboBox* m_scheduleFilter = nullptr;
+    QPushButton* m_export = nullptr;
     QCPItemStraightLine* m_capacityLine = nullptr;
     QStandardItemModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;

@@ -347,6 +347,42 @@ private slots:
         QCOMPARE(scenarioToText(check.scenario()), scenarioToText(edited(8)));
     }
 
+    /// #14: a file named on the command line is open when the recovery prompt comes; Restore
+    /// opens the recovered work in a second window and the file stays in the first.
+    void restoreBesideTheOpenedFile()
+    {
+        QVERIFY(leaveOrphan(8)); // an untitled document's work
+        QTemporaryDir docs;
+        const QString opened = docs.filePath(QStringLiteral("opened.paralens.json"));
+        QString error;
+        {
+            Document doc(defaultScenario(), presets());
+            QVERIFY(doc.save(opened, &error));
+        }
+        MainWindow w;
+        w.autosave()->setDirectory(dir());
+        QVERIFY(w.openFile(opened));
+        w.autosave()->setPrompt([](const AutosaveRecord&) { return Autosave::Choice::Restore; });
+        QVERIFY(w.autosave()->offerRecovery(&w));
+        QCOMPARE(w.document()->filePath(), opened);
+        QVERIFY(!w.document()->isModified());
+        QCOMPARE(scenarioToText(w.document()->scenario()), scenarioToText(defaultScenario()));
+        MainWindow* other = nullptr;
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (top->objectName() == QStringLiteral("RecoveredWindow"))
+                other = qobject_cast<MainWindow*>(top);
+        QVERIFY(other);
+        QVERIFY(other->isVisible());
+        QCOMPARE(scenarioToText(other->document()->scenario()), scenarioToText(edited(8)));
+        QVERIFY(other->document()->isModified());
+        QVERIFY(other->document()->filePath().isEmpty());
+        // The work is in the second window's autosave before the old copy went.
+        QVERIFY(QFile::exists(other->autosave()->fileName()));
+        QVERIFY(Autosave::orphans(dir(), presets()).isEmpty());
+        other->autosave()->discard();
+        delete other;
+    }
+
     /// A real crash: a child process writes its autosave and is killed. Its lock names a dead
     /// process, so the next start recovers the work.
     void recoveredAfterARealCrash()

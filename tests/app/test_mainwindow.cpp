@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -130,11 +131,11 @@ private slots:
         QVERIFY(settle(w));
         w.controlPanel()->gpusBox()->setValue(60);
         QVERIFY(settle(w));
-        QVERIFY(w.controlPanel()->bannerText().contains(QStringLiteral("gpus = 60")));
+        QVERIFY(w.controlPanel()->bannerText().contains(QStringLiteral("GPUs = 60")));
         QVERIFY(!w.shown().ok());
         for (ChartView* c : w.charts()) {
             QVERIFY2(c->isInvalid(), qPrintable(c->chartId()));
-            QVERIFY(c->invalidReason().contains(QStringLiteral("gpus = 60")));
+            QVERIFY(c->invalidReason().contains(QStringLiteral("GPUs = 60")));
         }
         QCOMPARE(w.memoryView()->stageCount(), 0); // no stale numbers
         QCOMPARE(w.headline()->valueText(Headline::StepTime), QStringLiteral("—"));
@@ -331,7 +332,7 @@ private slots:
             PARALENS_SOURCE_DIR "/resources/examples/mixtral-8x7b-32xh100.paralens.json");
         {
             MainWindow w;
-            w.resize(1234, 876);
+            w.resize(780, 700); // within the offscreen screen, above the minimum
             w.show();
             QVERIFY(w.openFile(path));
             QVERIFY(w.close()); // unmodified: no question asked; the session is written
@@ -340,8 +341,31 @@ private slots:
         QCOMPARE(w2.document()->scenario().model_id, std::string("llama3-70b"));
         w2.restoreSession(true);
         QCOMPARE(w2.document()->scenario().model_id, std::string("mixtral-8x7b"));
-        QCOMPARE(w2.size(), QSize(1234, 876));
+        QCOMPARE(w2.size(), QSize(780, 700));
         QVERIFY(!w2.isWindowModified());
+    }
+
+    /// A geometry saved on a larger display (a 2560-pixel desk screen, then a projector) is
+    /// fitted to this screen's available area when restored.
+    void restoredGeometryFitsTheScreen()
+    {
+        {
+            MainWindow w;
+            w.show();
+            const QRect avail = w.screen()->availableGeometry();
+            w.resize(avail.width() + 900, avail.height() + 500);
+            QVERIFY(w.close());
+        }
+        MainWindow w2;
+        w2.restoreSession(false);
+        w2.show();
+        w2.fitToScreen(); // as main() does once the frame is known
+        const QRect avail = w2.screen()->availableGeometry();
+        QVERIFY2(w2.frameGeometry().width() <= avail.width(),
+                 qPrintable(
+                     QStringLiteral("%1 > %2").arg(w2.frameGeometry().width()).arg(avail.width())));
+        QVERIFY(w2.frameGeometry().height() <= avail.height());
+        QVERIFY(avail.contains(w2.frameGeometry().topLeft()));
     }
 
     void darkPaletteRecoloursEveryView()

@@ -31,6 +31,7 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVariantAnimation>
+#include <qcustomplot.h>
 
 using namespace paralens;
 
@@ -243,6 +244,79 @@ private slots:
         QVERIFY(w.headline()->deltaText(Headline::StepTime).isEmpty());
         QCOMPARE(w.memoryView()->baselineGiB(0), 0.0);
         QCOMPARE(w.breakdownView()->baselineStepSeconds(), 0.0);
+    }
+
+    /// #8: presentation fits a 1024×768 projector, keeps the memory chart a chart, has the
+    /// V-schedule buttons and an icon on Play / Pause, leaves with Esc, and gives every chart
+    /// its normal fonts back.
+    void presentationFitsAProjectorAndLeavesWithEsc()
+    {
+        MainWindow w;
+        w.document()->reset(smallPipeline(Schedule::OneF1B));
+        w.resize(1024, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(settle(w));
+        QFont titleBefore;
+        for (QCPLayoutElement* e : w.memoryView()->plot()->plotLayout()->elements(true))
+            if (auto* t = qobject_cast<QCPTextElement*>(e))
+                titleBefore = t->font();
+        const QFont tickBefore =
+            w.ganttView()->plot()->axisRect()->axis(QCPAxis::atBottom)->tickLabelFont();
+        Workshop* ws = w.workshop();
+        ws->setPresentation(true);
+        QCoreApplication::processEvents();
+        w.resize(1024, 768);
+        QCoreApplication::processEvents();
+        QVERIFY2(w.minimumSizeHint().width() <= 1024,
+                 qPrintable(QString::number(w.minimumSizeHint().width())));
+        QVERIFY2(w.width() <= 1024, qPrintable(QString::number(w.width())));
+        // The memory stacks keep a readable share of the column (it was a ~90 px strip).
+        QVERIFY2(w.memoryView()->height() >= w.ganttView()->height() / 2,
+                 qPrintable(QStringLiteral("%1 vs %2")
+                                .arg(w.memoryView()->height())
+                                .arg(w.ganttView()->height())));
+        // Every chart's title grows with the window's font.
+        for (QCPLayoutElement* e : w.memoryView()->plot()->plotLayout()->elements(true))
+            if (auto* t = qobject_cast<QCPTextElement*>(e))
+                QVERIFY(t->font().pointSizeF() > titleBefore.pointSizeF());
+
+        QStringList buttons;
+        for (QAction* a : ws->toolBar()->actions())
+            buttons << a->text();
+        QVERIFY2(buttons.contains(QStringLiteral("ZB-V")) &&
+                     buttons.contains(QStringLiteral("DualPipeV")),
+                 qPrintable(buttons.join(QStringLiteral(", "))));
+        for (QAction* a : ws->toolBar()->actions())
+            if (a->text() == QStringLiteral("ZB-V"))
+                a->trigger();
+        QVERIFY(w.document()->scenario().parallel.schedule == Schedule::ZBV);
+        QCOMPARE(w.document()->scenario().parallel.virtual_stages, 2);
+        QVERIFY(settle(w));
+        ws->setDurationSeconds(30);
+        ws->play();
+        QCOMPARE(ws->playAction()->text(), QStringLiteral("Pause"));
+        QVERIFY(!ws->playAction()->icon().isNull());
+        for (const QChar c : ws->playAction()->text())
+            QVERIFY(c.unicode() < 0x2000); // no ⏸ or ▶ a font may lack
+
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!ws->isPresenting());
+        QVERIFY(!ws->isPlaying());
+        QVERIFY(!ws->toolBar()->isVisible());
+        for (QCPLayoutElement* e : w.memoryView()->plot()->plotLayout()->elements(true))
+            if (auto* t = qobject_cast<QCPTextElement*>(e))
+                QCOMPARE(t->font().pointSizeF(), titleBefore.pointSizeF());
+        QCOMPARE(w.ganttView()
+                     ->plot()
+                     ->axisRect()
+                     ->axis(QCPAxis::atBottom)
+                     ->tickLabelFont()
+                     .pointSizeF(),
+                 tickBefore.pointSizeF());
+        // Esc outside presentation does nothing.
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!ws->isPresenting());
     }
 
     void traceExportIsChromeTraceJson()

@@ -130,7 +130,7 @@ private slots:
         QVERIFY(panel.bannerText().isEmpty());
         panel.setErrors(validate(answer));
         QVERIFY(!panel.errors().empty());
-        QVERIFY(panel.bannerText().contains(QStringLiteral("gpus = 60")));
+        QVERIFY(panel.bannerText().contains(QStringLiteral("GPUs = 60")));
         panel.setErrors({});
         QVERIFY(panel.bannerText().isEmpty());
         QCOMPARE(spy.count(), 1);
@@ -159,7 +159,7 @@ private slots:
         QVERIFY(!panel.errors().empty());
         QCOMPARE(QString::fromStdString(panel.errors().front().rule),
                  QStringLiteral("global_batch_multiple"));
-        QVERIFY2(panel.bannerText().contains(QStringLiteral("training.global_batch = 127")),
+        QVERIFY2(panel.bannerText().contains(QStringLiteral("global batch = 127")),
                  qPrintable(panel.bannerText()));
         QVERIFY(panel.slider(ControlPanel::Dp)->hasError()); // the rule names parallel.dp
         QVERIFY(!panel.slider(ControlPanel::Tp)->hasError());
@@ -181,7 +181,7 @@ private slots:
             rules << QString::fromStdString(e.rule);
         QVERIFY2(rules.contains(QStringLiteral("gpus_product")), qPrintable(rules.join(',')));
         QVERIFY(rules.contains(QStringLiteral("gpus_whole_nodes")));
-        QVERIFY(panel.bannerText().contains(QStringLiteral("gpus = 60")));
+        QVERIFY(panel.bannerText().contains(QStringLiteral("GPUs = 60")));
     }
 
     void modelPickerSwitchesPreset()

@@ -42,6 +42,7 @@ private slots:
         const SearchSpace sp = smallProblem();
         view.setSpace(sp);
         view.setTopK(20);
+        view.setGroupByLayout(false); // every plan, as the core ranks them
         QSignalSpy done(&view, &SearchView::finished);
         view.start();
         QVERIFY(view.isRunning() || done.count() == 1);
@@ -110,6 +111,51 @@ private slots:
         QCOMPARE(QString::fromStdString(s.model_id), QString("llama3-8b"));
     }
 
+    /// Grouping keeps the fastest plan of each TP·PP·DP·CP·EP layout and the schedule filter
+    /// only its schedule; the oracle is the core's ranked list, filtered here by hand.
+    void groupingAndFilterNarrowTheTable()
+    {
+        SearchView view;
+        view.setSpace(smallProblem());
+        view.setTopK(40);
+        QSignalSpy done(&view, &SearchView::finished);
+        view.start();
+        QVERIFY(done.count() == 1 || done.wait(60000));
+        const std::vector<SearchPlan>& plans = view.result().results;
+        QVERIFY(plans.size() > 4);
+        QAbstractItemModel* m = view.table()->model();
+
+        view.setGroupByLayout(true);
+        std::vector<int> firsts;
+        for (int i = 0; i < int(plans.size()); ++i) {
+            const ParallelPlan& p = plans[std::size_t(i)].parallel;
+            bool seen = false;
+            for (int j : firsts) {
+                const ParallelPlan& q = plans[std::size_t(j)].parallel;
+                seen = seen || (p.tp == q.tp && p.pp == q.pp && p.dp == q.dp && p.cp == q.cp &&
+                                p.ep == q.ep);
+            }
+            if (!seen)
+                firsts.push_back(i);
+        }
+        QCOMPARE(view.listedPlans(), firsts);
+        QCOMPARE(m->rowCount(), int(firsts.size()));
+        for (int r = 0; r < m->rowCount(); ++r)
+            QCOMPARE(m->index(r, 0).data(Qt::UserRole).toInt(), firsts[std::size_t(r)] + 1);
+        QVERIFY(firsts.size() < plans.size()); // the top plans had near-duplicates
+
+        view.setGroupByLayout(false);
+        const Schedule only = plans.front().parallel.schedule;
+        view.setScheduleFilter(only);
+        int expected = 0;
+        for (const SearchPlan& p : plans)
+            expected += p.parallel.schedule == only;
+        QCOMPARE(m->rowCount(), expected);
+        view.setScheduleFilter(std::nullopt);
+        QCOMPARE(m->rowCount(), int(plans.size()));
+        QVERIFY(view.statusText().contains("plans evaluated"));
+    }
+
     void cancelStops()
     {
         SearchView view;
@@ -144,7 +190,7 @@ private slots:
         QSignalSpy done(&view, &SearchView::finished);
         view.start();
         QVERIFY(done.count() == 1 || done.wait(5000));
-        QVERIFY(view.errorText().contains("gpus"));
+        QVERIFY2(view.errorText().contains("GPUs"), qPrintable(view.errorText())); // its label
         // The chart greys with the reason, as the explorer's charts do for a plan that
         // cannot run; a good search shows plans again.
         QVERIFY(view.isInvalid());

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A Megatron-Bridge run_recipe.py script read into a scenario: its --recipe and the
+// section.field=value overrides, the inverse of launch_bridge.cpp.
+#include "core/error.h"
+#include "core/launch_args.h"
+#include "core/launch_bridge.h"
+#include "core/launch_import_detail.h"
+#include "core/spec_io.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+namespace paralens::launch {
+namespace {
+
+struct Override
+{
+    std::string value;
+    int line = 0;
+};
+
+class Overrides
+{
+public:
+    Overrides(const std::vector<Word>& words, const ImportContext& ctx) : m_ctx(ctx)
+    {
+        for (const Word& w : words) {
+            const auto eq = w.text.find('=');
+            if (eq == std::string::npos || eq == 0 || w.text[0] == '-' || w.text[0] == '$')
+                continue;
+            const std::string key = w.text.substr(0, eq);
+            if (key.find('.') == std::string::npos && key != "mixed_precision")
+                continue; // a shell variable, not an override
+            m_items[key] = {w.text.substr(eq + 1), w.line};
+        }
+    }
+    const Override* find(const std::string& key) const
+    {
+        m_read.insert(key);
+        const auto it = m_items.find(key);
+        return it == m_items.end() ? nullptr : &it->second;
+    }
+    bool isNull(const std::string& key) const
+    {
+        const Override* o = find(key);
+        return !o || o->value == "null" || o->value == "None";
+    }
+    std::optional<std::int64_t> integer(const std::string& key, std::int64_t min,
+                                        std::int64_t max) const
+    {
+        if (isNull(key))
+            return std::nullopt;
+        const Override* o = find(key);
+        char* end = nullptr;
+        errno = 0;
+        const long long n = std::strtoll(o->value.c_str(), &end, 10);
+        if (o->value.empty() || end != o->value.c_str() + o->value.size() || errno == ERANGE)
+            fail(*o, key, "'" + o->value + "' is not an integer");
+        if (n < min || n > max)
+            fail(*o, key,
+                 std::to_string(n) + " is out of bounds [" + std::to_string(min) + ", " +
+                     std::to_string(max) + "]");
+        return n;
+    }
+    std::optional<bool> boolean(const std::string& key) const
+    {
+        if (isNull(key))
+            return std::nullopt;
+        const Override* o = find(key);
+        if (o->value == "true" || o->value == "True")
+            return true;
+        if (o->value == "false" || o->value == "False")
+            return false;
+        fail(*o, key, "'" + o->value + "' is not true or false");
+    }
+    std::optional<std::string> string(const std::string& key) const
+    {
+        if (isNull(key))
+            return std::nullopt;
+        return find(key)->value;
+    }
+    std::optional<double> number(const std::string& key) const
+    {
+        if (isNull(key))
+            return std::nullopt;
+        const Override* o = find(key);
+        char* end = nullptr;
+        const double d = std::strtod(o->value.c_str(), &end);
+        if (o->value.empty() || end != o->value.c_str() + o->value.size() || !std::isfinite(d))
+            fail(*o, key, "'" + o->value + "' is not a number");
+        return d;
+    }
+    [[noreturn]] void fail(const Override& o, const std::string& key, const std::string& what) const
+    {
+        throw InputError(key,
+                         m_ctx.source + ":" + std::to_string(o.line) + ": " + key + ": " + what);
+    }
+    std::vector<std::string> unread() const
+    {
+        std::vector<std::string> out;
+        for (const auto& [k, v] : m_items)
+            if (!m_read.count(k))
+                out.push_back(k);
+        return out;
+    }
+
+private:
+    const ImportContext& m_ctx;
+    std::map<std::string, Override> m_items;
+    mutable std::set<std::string> m_read;
+};
+
+int readInt(const Overrides& o, const std::string& key, int fallback, std::int64_t min = 1,
+            std::int64_t max = bounds::kMaxGpus)
+{
+    const auto v = o.integer(key, min, max);
+    return v ? int(*v) : fallback;
+}
+
+std::optional<ModelSpec> modelShape(const Overrides& o, const ImportContext& ctx)
+{
+    const auto layers = o.integer("model.num_layers", 1, bounds::kMaxLayers);
+    if (!layers)
+        return std::nullopt;
+    ModelSpec m;
+    m.layers = int(*layers);
+    m.hidden = o.integer("model.hidden_size", 1, bounds::kMaxHidden).value_or(0);
+    m.heads = readInt(o, "model.num_attention_heads", 0, 1, bounds::kMaxHeads);
+    if (m.hidden == 0 || m.heads == 0)
+        ctx.fail("model.hidden_size", "model.num_layers, hidden_size and num_attention_heads go "
+                                      "together (one is missing)");
+    m.kv_heads = readInt(o, "model.num_query_groups", m.heads, 1, bounds::kMaxHeads);
+    m.head_dim = o.integer("model.kv_channels", 1, bounds::kMaxHidden).value_or(0);
+    if (m.hidden % m.heads == 0 && m.head_dim == m.hidden / m.heads)
+        m.head_dim = 0;
+    m.ffn_hidden =
+        o.integer("model.ffn_hidden_size", 1, bounds::kMaxFfnHidden).value_or(4 * m.hidden);
+    m.gated_mlp = o.boolean("model.gated_linear_unit").value_or(false);
+    m.tied_embeddings = o.boolean("model.share_embeddings_and_output_weights").value_or(true);
+    m.vocab = o.integer("model.vocab_size", 1, bounds::kMaxVocab).value_or(0);
+    if (m.vocab == 0)
+        ctx.fail("model.vocab_size", "missing; the overrides give the rest of the shape");
+    m.moe.experts = readInt(o, "model.num_moe_experts", 0, 1, bounds::kMaxExperts);
+    if (m.moe.experts == 0)
+        return m;
+    m.moe.top_k = readInt(o, "model.moe_router_topk", 2, 1, bounds::kMaxExperts);
+    m.moe.expert_ffn_hidden =
+        o.integer("model.moe_ffn_hidden_size", 1, bounds::kMaxFfnHidden).value_or(m.ffn_hidden);
+    if (const auto shared = o.integer("model.moe_shared_expert_intermediate_size", 1,
+                                      bounds::kMaxFfnHidden * bounds::kMaxExperts)) {
+        if (*shared % m.moe.expert_ffn_hidden != 0)
+            ctx.fail("model.moe_shared_expert_intermediate_size",
+                     "must be a multiple of model.moe_ffn_hidden_size");
+        m.moe.shared_experts = int(*shared / m.moe.expert_ffn_hidden);
+    }
+    if (const auto freq = o.string("model.moe_layer_freq"))
+        readMoeLayerFreq(ctx, "model.moe_layer_freq", *freq, m.layers, m.moe);
+    m.moe.groups = readInt(o, "model.moe_router_num_groups", 0, 1, bounds::kMaxExperts);
+    m.moe.group_top_k = readInt(o, "model.moe_router_group_topk", 0, 1, bounds::kMaxExperts);
+    return m;
+}
+
+void readParallel(const Overrides& o, Scenario& s)
+{
+    ParallelPlan& p = s.parallel;
+    p.tp = readInt(o, "model.tensor_model_parallel_size", 1);
+    p.pp = readInt(o, "model.pipeline_model_parallel_size", 1);
+    p.virtual_stages =
+        readInt(o, "model.virtual_pipeline_model_parallel_size", 1, 1, bounds::kMaxLayers);
+    p.schedule = p.virtual_stages > 1 ? Schedule::Interleaved1F1B : Schedule::OneF1B;
+    p.first_stage_layers =
+        readInt(o, "model.num_layers_in_first_pipeline_stage", 0, 1, bounds::kMaxLayers);
+    p.last_stage_layers =
+        readInt(o, "model.num_layers_in_last_pipeline_stage", 0, 1, bounds::kMaxLayers);
+    p.sequence_parallel = o.boolean("model.sequence_parallel").value_or(false);
+    p.cp = readInt(o, "model.context_parallel_size", 1);
+    if (const auto c = o.string("model.cp_comm_type")) {
+        const auto* it = o.find("model.cp_comm_type");
+        if (*c == "p2p")
+            p.cp_comm = CpComm::P2P;
+        else if (*c == "allgather")
+            p.cp_comm = CpComm::AllGather;
+        else if (*c == "a2a")
+            p.cp_comm = CpComm::AllToAll;
+        else
+            o.fail(*it, "model.cp_comm_type", "'" + *c + "' is not p2p, allgather or a2a");
+    }
+    p.ep = readInt(o, "model.expert_model_parallel_size", 1);
+    p.expert_tp = readInt(o, "model.expert_tensor_parallel_size", 0);
+    p.tp_comm_overlap = o.boolean("comm_overlap.tp_comm_overlap").value_or(false);
+    const bool dist = o.boolean("ddp.use_distributed_optimizer").value_or(false) ||
+                      o.boolean("optimizer.use_distributed_optimizer").value_or(false);
+    p.zero = dist ? 1 : 0;
+    if (o.boolean("ddp.use_megatron_fsdp").value_or(false)) {
+        const std::string strategy =
+            o.string("ddp.data_parallel_sharding_strategy").value_or("no_shard");
+        p.zero = strategy == "optim_grads_params" ? 3
+                 : strategy == "optim_grads"      ? 2
+                 : strategy == "optim"            ? 1
+                                                  : p.zero;
+    } else {
+        (void)o.string("ddp.data_parallel_sharding_strategy");
+    }
+    p.offload_optimizer = o.boolean("optimizer.optimizer_cpu_offload").value_or(false);
+    s.training.overlap_grad_reduce = o.boolean("ddp.overlap_grad_reduce").value_or(false);
+    (void)o.boolean("ddp.overlap_param_gather");
+    if (const auto d = o.string("model.moe_token_dispatcher_type")) {
+        const std::string backend =
+            o.string("model.moe_flex_dispatcher_backend").value_or("deepep");
+        p.moe_dispatcher = *d == "allgather"       ? MoeDispatcher::AllGather
+                           : *d == "alltoall"      ? MoeDispatcher::AllToAll
+                           : backend == "hybridep" ? MoeDispatcher::HybridEP
+                                                   : MoeDispatcher::DeepEP;
+        if (*d != "allgather" && *d != "alltoall" && *d != "flex")
+            o.fail(*o.find("model.moe_token_dispatcher_type"), "model.moe_token_dispatcher_type",
+                   "'" + *d + "' is not allgather, alltoall or flex");
+    }
+    p.moe_overlap = o.boolean("model.overlap_moe_expert_parallel_comm").value_or(false);
+}
+
+void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
+{
+    TrainingSettings& t = s.training;
+    t.framework = Framework::Megatron;
+    t.micro_batch = readInt(o, "train.micro_batch_size", 1, 1, bounds::kMaxBatch);
+    t.global_batch = readInt(o, "train.global_batch_size", t.micro_batch, 1, bounds::kMaxBatch);
+    (void)o.integer("train.train_iters", 0, bounds::kMaxBatch);
+    t.seq_len = readInt(o, "model.seq_length", 0, 1, bounds::kMaxSeqLen);
+    if (t.seq_len == 0)
+        ctx.fail("model.seq_length", "missing (the recipe's sequence length is not known here)");
+    (void)o.string("dataset.sequence_length");
+    const std::string mp = o.string("mixed_precision").value_or("bf16_mixed");
+    t.precision = mp.find("fp8") != std::string::npos ? Precision::FP8 : Precision::BF16;
+    const std::string g = o.string("model.recompute_granularity").value_or("");
+    t.recompute = g == "full"        ? Recompute::Full
+                  : g == "selective" ? Recompute::Selective
+                                     : Recompute::None;
+    (void)o.string("model.recompute_method");
+    (void)o.string("model.recompute_num_layers");
+    const std::string backend = o.string("model.attention_backend").value_or("auto");
+    t.flash_attention = backend != "unfused" && backend != "local";
+    const std::string opt = o.string("optimizer.optimizer").value_or("adam");
+    const auto parsed = parseOptimizer(opt);
+    if (!parsed)
+        o.fail(*o.find("optimizer.optimizer"), "optimizer.optimizer",
+               "'" + opt + "' is not adam or sgd");
+    t.optimizer = *parsed;
+    const auto hidden = o.number("model.hidden_dropout");
+    const auto attention = o.number("model.attention_dropout");
+    if (hidden || attention)
+        t.dropout = hidden.value_or(0.1) > 0 || attention.value_or(0.1) > 0;
+    if (o.boolean("model.moe_router_force_load_balancing").value_or(false))
+        t.moe_load_imbalance = 1.0;
+}
+
+} // namespace
+
+LaunchImport importBridgeScript(std::string_view text, ImportContext& ctx)
+{
+    const std::vector<Word> words = splitWords(text, ctx.source);
+    const Flags f(words, ctx.source);
+    const Overrides o(words, ctx);
+    LaunchImport out;
+    out.framework = LaunchFramework::MegatronBridge;
+    Scenario& s = out.scenario;
+    if (const auto recipe = f.value("--recipe"); recipe && ctx.header.model_id.empty())
+        for (const auto& [id, name] : bridgeRecipes())
+            if (name == *recipe)
+                ctx.header.model_id = id;
+    resolveModel(ctx, modelShape(o, ctx), s);
+    resolveHardware(ctx, s);
+    readParallel(o, s);
+    readTraining(o, ctx, s);
+    auto nodes = f.integer("--nnodes", 1, bounds::kMaxGpus);
+    auto per = f.integer("--nproc-per-node", 1, bounds::kMaxGpus);
+    if (!per)
+        per = f.integer("--nproc_per_node", 1, bounds::kMaxGpus);
+    const std::int64_t model = std::int64_t{s.parallel.tp} * s.parallel.pp * s.parallel.cp;
+    if (!nodes && !per)
+        ctx.notes.push_back("no torchrun line: one data-parallel replica assumed");
+    setWorld(ctx, s, nodes || per ? nodes.value_or(1) * per.value_or(1) : model, "--nnodes");
+    if (const auto instances =
+            o.integer("ddp.num_distributed_optimizer_instances", 1, bounds::kMaxGpus);
+        instances && *instances > 1) {
+        if (s.parallel.dp % *instances != 0)
+            ctx.fail("ddp.num_distributed_optimizer_instances", "does not divide the DP degree");
+        s.parallel.shard_group = s.parallel.dp / int(*instances);
+    }
+    const auto unread = o.unread();
+    if (!unread.empty()) {
+        std::string list;
+        for (std::size_t i = 0; i < unread.size() && i < 12; ++i)
+            list += (i ? ", " : "") + unread[i];
+        ctx.notes.push_back("not modelled, ignored: " + list + (unread.size() > 12 ? ", ..." : ""));
+    }
+    return out;
+}
+
+} // namespace paralens::launch

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// libFuzzer target: the Megatron-LM / Megatron-DeepSpeed launch-script reader (shell words,
+// --flags, MoE layer patterns) on arbitrary text; a --deepspeed_config it names reads as a
+// missing file.
+#include "core/launch_import_detail.h"
+#include "fuzz_launch_check.h"
+
+#include <cstdint>
+
+using namespace paralens;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    fuzzcheck::guarded([&] {
+        std::vector<std::string> notes;
+        const LaunchImportOptions options;
+        const SiblingReader none = [](const std::string& name) -> std::string {
+            throw InputError("", name + ": not here");
+        };
+        launch::ImportContext ctx{
+            "fuzz.sh", options, PresetLibrary::builtin(), launch::readHeaderIds(text), notes, none};
+        return launch::importMegatronScript(text, ctx);
+    });
+    return 0;
+}
