@@ -8,6 +8,10 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QMenu>
+#include <QScrollArea>
+#include <QStyle>
+
+#include <algorithm>
 
 namespace paralens {
 namespace {
@@ -17,9 +21,25 @@ QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title
 {
     auto* dock = new QDockWidget(title, window);
     dock->setObjectName(name);
-    dock->setWidget(content);
+    // As the other tool docks (app/tooldocks.cpp): in a scroll area, so that the panel never
+    // makes the window wider than the screen, and sized to its content (up to 40 % of the
+    // window) the first time it is shown.
+    auto* scroll = new QScrollArea(dock);
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumWidth(240);
+    dock->setWidget(scroll);
     window->addDockWidget(Qt::RightDockWidgetArea, dock);
     dock->hide(); // opened on demand; the explorer views keep the room
+    QObject::connect(dock, &QDockWidget::visibilityChanged, dock, [window, dock, content](bool on) {
+        if (!on || dock->isFloating() || dock->property("sized").toBool())
+            return;
+        dock->setProperty("sized", true);
+        const int wanted = content->sizeHint().width() +
+                           dock->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
+        window->resizeDocks({dock}, {std::min(wanted, window->width() * 2 / 5)}, Qt::Horizontal);
+    });
     QAction* toggle = dock->toggleViewAction();
     toggle->setShortcut(shortcut);
     menu->addAction(toggle);

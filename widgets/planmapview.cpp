@@ -78,7 +78,7 @@ PlanMapView::PlanMapView(QWidget* parent)
     layoutBox()->insertWidget(0, m_status);
 
     QCustomPlot* p = plot();
-    p->setMinimumSize(260, 220);
+    p->setMinimumSize(220, 200);
     p->plotLayout()->insertRow(0);
     QFont titleFont = font();
     titleFont.setBold(true);
