@@ -37,7 +37,8 @@ test-asan: build
 # the project's own files (fuzz/seeds.sh). Corpora and crash files stay under build/fuzz/.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= fuzz_scenario fuzz_preset fuzz_profile fuzz_nccl_log fuzz_estimate fuzz_runs \
-                fuzz_iteration_csv fuzz_launch_megatron fuzz_launch_toml fuzz_launch_deepspeed
+                fuzz_iteration_csv fuzz_launch_megatron fuzz_launch_toml fuzz_launch_deepspeed \
+                fuzz_hf_config
 FUZZ_DIR     := build/fuzz
 fuzz:
 	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt

@@ -155,7 +155,13 @@ CalibrationPanel::CalibrationPanel(QWidget* parent)
     m_summaryLabel = new QLabel(this);
     m_summaryLabel->setObjectName(QStringLiteral("calibrationSummary"));
     m_summaryLabel->setWordWrap(true);
-    m_summaryLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summaryLabel->setTextFormat(Qt::RichText);
+    m_summaryLabel->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse |
+                                            Qt::LinksAccessibleByKeyboard);
+    connect(m_summaryLabel, &QLabel::linkActivated, this, [this] {
+        m_showWarnings = !m_showWarnings;
+        updateSummary();
+    });
     m_errorLabel = new QLabel(this);
     m_errorLabel->setObjectName(QStringLiteral("calibrationError"));
     m_errorLabel->setWordWrap(true);
@@ -377,7 +383,8 @@ void CalibrationPanel::updateSummary()
 {
     m_saveButton->setEnabled(m_hasProfile);
     if (!m_hasProfile) {
-        m_summaryLabel->setText(tr("No calibration profile: the model uses datasheet figures."));
+        m_summaryLabel->setText(
+            tr("No calibration profile: the model uses datasheet figures.").toHtmlEscaped());
         m_summaryLabel->setToolTip({});
         return;
     }
@@ -401,13 +408,20 @@ void CalibrationPanel::updateSummary()
                      .arg(count(m_profile.model_constants->fit.runs, tr("measured run"),
                                 tr("measured runs")));
     parts << (m_path.isEmpty() ? tr("not saved") : QDir::toNativeSeparators(m_path));
-    QString text = parts.join(QStringLiteral(" · "));
+    QString text = parts.join(QStringLiteral(" · ")).toHtmlEscaped();
     QStringList warnings;
     for (const auto& w : m_profile.warnings)
         warnings << QString::fromStdString(w);
-    if (!warnings.isEmpty())
-        text += QStringLiteral(" · ") + count(int(warnings.size()), tr("warning"), tr("warnings")) +
-                tr(" (hover)");
+    // The warnings open under the summary from a link: a tooltip alone is easy to miss and
+    // never shows on a window without focus.
+    if (!warnings.isEmpty()) {
+        text += QStringLiteral(" · <a href=\"#warnings\">%1 (%2)</a>")
+                    .arg(count(int(warnings.size()), tr("warning"), tr("warnings")),
+                         m_showWarnings ? tr("hide") : tr("show"));
+        if (m_showWarnings)
+            for (const QString& w : warnings)
+                text += QStringLiteral("<br>• ") + w.toHtmlEscaped();
+    }
     m_summaryLabel->setText(text);
     m_summaryLabel->setToolTip(warnings.join(QLatin1Char('\n')));
 }

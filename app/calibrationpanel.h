@@ -136,6 +136,7 @@ private:
     CalibrationView* m_view = nullptr;
     CalibrationProfile m_profile;
     bool m_hasProfile = false;
+    bool m_showWarnings = false; ///< the summary lists the profile's warnings
     QString m_path;
 
     QPushButton* m_importButton = nullptr;

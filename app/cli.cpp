@@ -41,6 +41,7 @@ const std::array kCommands{
             "read a launch script, torchtitan TOML or DeepSpeed JSON into a "
             "scenario",
             cmdImportLaunch},
+    Command{"import-model", "a Hugging Face config.json to a model preset", cmdImportModel},
 };
 
 const Command* find(const QString& name)

@@ -27,6 +27,8 @@ int cmdValidate(const QStringList& args);
 /// launch-config and import-launch (cli_launch.cpp).
 int cmdLaunchConfig(const QStringList& args);
 int cmdImportLaunch(const QStringList& args);
+/// `import-model`: a Hugging Face config.json to a model preset (cli_import_model.cpp).
+int cmdImportModel(const QStringList& args);
 
 /// Prints "error: <message>" on stderr and returns the exit code for bad input.
 int fail(const QString& message);

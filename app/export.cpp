@@ -5,7 +5,6 @@
 #include "widgets/breakdownview.h"
 #include "widgets/chartview.h"
 #include "widgets/ganttview.h"
-#include "widgets/headline.h"
 #include "widgets/memoryview.h"
 #include "widgets/qt_text.h"
 #include "widgets/topologyview.h"
@@ -25,26 +24,31 @@ namespace {
 constexpr int kDpi = 96;
 constexpr double kDotsPerMeter = kDpi / 0.0254;
 
-/// Draws the plot into `target` (logical pixels) and the stamp line under it.
-void renderChart(QCustomPlot* plot, QCPPainter* painter, const QRect& target, const QString& stamp,
-                 const QPalette& palette)
+} // namespace
+
+void paintChart(ChartView* view, QCPPainter* painter, const QRect& target, const QString& stamp,
+                const QPalette& palette)
 {
+    QCustomPlot* plot = view->plot();
     QFont stampFont = plot->font();
     stampFont.setPointSizeF(stampFont.pointSizeF() * 0.85);
-    const int stampHeight =
-        stamp.isEmpty() ? 0 : QFontMetrics(stampFont, painter->device()).height() + 8;
+    const int stampHeight = stamp.isEmpty() ? 0 : QFontMetrics(stampFont).height() + 8;
+    const QSize plotSize(target.width(), target.height() - stampHeight);
+    view->setExporting(true);
+    view->adaptLayout(plotSize);
     {
         // A first pass lays the plot out at the export size, so views that fit their ranges
         // to the area (topology) settle before the real drawing.
         QPicture scratch;
         QCPPainter scratchPainter(&scratch);
-        plot->toPainter(&scratchPainter, target.width(), target.height() - stampHeight);
+        plot->toPainter(&scratchPainter, plotSize.width(), plotSize.height());
     }
     painter->save();
     painter->fillRect(target, palette.color(QPalette::Base));
     painter->translate(target.topLeft());
-    plot->toPainter(painter, target.width(), target.height() - stampHeight);
+    plot->toPainter(painter, plotSize.width(), plotSize.height());
     painter->restore();
+    view->setExporting(false);
     plot->replot(QCustomPlot::rpQueuedReplot); // back to the on-screen layout
     if (stampHeight > 0) {
         painter->save();
@@ -52,12 +56,17 @@ void renderChart(QCustomPlot* plot, QCPPainter* painter, const QRect& target, co
         painter->setPen(palette.color(QPalette::Text));
         const QRect line(target.left() + 8, target.bottom() - stampHeight + 2, target.width() - 16,
                          stampHeight - 4);
-        painter->drawText(line, Qt::AlignLeft | Qt::AlignVCenter, stamp);
-        painter->drawText(line, Qt::AlignRight | Qt::AlignVCenter,
-                          QStringLiteral("ParaLens " PARALENS_VERSION));
+        const QString version = QStringLiteral("ParaLens " PARALENS_VERSION);
+        const int versionWidth = QFontMetrics(stampFont).horizontalAdvance(version) + 16;
+        painter->drawText(
+            line.adjusted(0, 0, -versionWidth, 0), Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetrics(stampFont).elidedText(stamp, Qt::ElideRight, line.width() - versionWidth));
+        painter->drawText(line, Qt::AlignRight | Qt::AlignVCenter, version);
         painter->restore();
     }
 }
+
+namespace {
 
 void vectorMode(QCPPainter& painter)
 {
@@ -124,25 +133,29 @@ bool exportChart(ChartView* view, const QString& path, const ExportOptions& opti
                         .arg(size.height()));
     if (!(options.scale >= 0.25 && options.scale <= 8))
         return fail(QObject::tr("scale %1 is outside 0.25..8").arg(options.scale));
-    QCustomPlot* plot = view->plot();
     const QRect target(QPoint(0, 0), size);
 
     switch (*format) {
     case ExportFormat::Png: {
+        // The image keeps the screen's logical dpi while it is painted: QCustomPlot lays
+        // text out with screen font metrics, so text drawn at a higher dpi would outgrow its
+        // layout. The painter's scale alone makes it sharper (as QCustomPlot::toPixmap does).
         QImage image(
             QSize(qRound(size.width() * options.scale), qRound(size.height() * options.scale)),
             QImage::Format_ARGB32_Premultiplied);
-        image.setDotsPerMeterX(qRound(kDotsPerMeter * options.scale));
-        image.setDotsPerMeterY(qRound(kDotsPerMeter * options.scale));
         image.fill(view->palette().color(QPalette::Base));
         {
             QCPPainter painter(&image);
             painter.setRenderHint(QPainter::Antialiasing);
+            painter.setMode(QCPPainter::pmNoCaching);
+            if (options.scale > 1.0)
+                painter.setMode(QCPPainter::pmNonCosmetic); // hairlines grow with the scale
             painter.scale(options.scale, options.scale);
-            renderChart(plot, &painter, target, stamp, view->palette());
+            paintChart(view, &painter, target, stamp, view->palette());
         }
-        image.setDotsPerMeterX(qRound(kDotsPerMeter));
-        image.setDotsPerMeterY(qRound(kDotsPerMeter));
+        // Recorded resolution: the same physical size at every scale.
+        image.setDotsPerMeterX(qRound(kDotsPerMeter * options.scale));
+        image.setDotsPerMeterY(qRound(kDotsPerMeter * options.scale));
         if (!image.save(path, "PNG"))
             return fail(QObject::tr("Cannot write %1").arg(path));
         return true;
@@ -159,7 +172,7 @@ bool exportChart(ChartView* view, const QString& path, const ExportOptions& opti
         if (!painter.begin(&svg))
             return fail(QObject::tr("Cannot write %1").arg(path));
         vectorMode(painter);
-        renderChart(plot, &painter, target, stamp, view->palette());
+        paintChart(view, &painter, target, stamp, view->palette());
         painter.end();
         break;
     }
@@ -175,82 +188,13 @@ bool exportChart(ChartView* view, const QString& path, const ExportOptions& opti
         if (!painter.begin(&pdf))
             return fail(QObject::tr("Cannot write %1").arg(path));
         vectorMode(painter);
-        renderChart(plot, &painter, target, stamp, view->palette());
+        paintChart(view, &painter, target, stamp, view->palette());
         painter.end();
         break;
     }
     }
     if (!QFileInfo(path).isFile() || QFileInfo(path).size() == 0)
         return fail(QObject::tr("Cannot write %1").arg(path));
-    return true;
-}
-
-bool exportReport(const QString& path, const Scenario& scenario, const Headline* headline,
-                  const QList<ChartView*>& charts, QString* error)
-{
-    QPdfWriter pdf(path);
-    pdf.setResolution(kDpi);
-    pdf.setTitle(QObject::tr("ParaLens report"));
-    pdf.setCreator(QStringLiteral("ParaLens " PARALENS_VERSION));
-    pdf.setPageSize(QPageSize(QPageSize::A4));
-    pdf.setPageOrientation(QPageLayout::Landscape);
-    pdf.setPageMargins(QMarginsF(12, 12, 12, 12), QPageLayout::Millimeter);
-    QCPPainter painter;
-    if (!painter.begin(&pdf)) {
-        if (error)
-            *error = QObject::tr("Cannot write %1").arg(path);
-        return false;
-    }
-    vectorMode(painter);
-    const QRect page = pdf.pageLayout().paintRectPixels(kDpi);
-    const QRect area(QPoint(0, 0), page.size());
-    const QPalette palette; // reports are printed: the default light palette
-
-    QFont titleFont = painter.font();
-    titleFont.setPointSizeF(18);
-    titleFont.setBold(true);
-    painter.setFont(titleFont);
-    painter.setPen(Qt::black);
-    int y = 0;
-    const int titleHeight = QFontMetrics(titleFont, &pdf).height();
-    painter.drawText(QRect(0, y, area.width(), titleHeight), Qt::AlignLeft,
-                     QObject::tr("ParaLens report"));
-    y += titleHeight + 6;
-    QFont body = titleFont;
-    body.setPointSizeF(10);
-    body.setBold(false);
-    painter.setFont(body);
-    const int line = QFontMetrics(body, &pdf).height();
-    painter.drawText(QRect(0, y, area.width(), line * 2), Qt::AlignLeft | Qt::TextWordWrap,
-                     scenarioStamp(scenario));
-    y += line * 2 + 8;
-    if (headline) {
-        for (int f = 0; f < Headline::FigureCount; ++f) {
-            const auto fig = static_cast<Headline::Figure>(f);
-            painter.drawText(QRect(0, y, 240, line), Qt::AlignLeft, Headline::figureName(fig));
-            painter.drawText(QRect(240, y, area.width() - 240, line), Qt::AlignLeft,
-                             headline->valueText(fig));
-            y += line + 2;
-        }
-        y += 10;
-    }
-    bool firstChart = true;
-    for (ChartView* chart : charts) {
-        QRect target(0, y, area.width(), area.height() - y);
-        if (!firstChart || target.height() < area.height() / 2) {
-            pdf.newPage();
-            target = area;
-        }
-        firstChart = false;
-        renderChart(chart->plot(), &painter, target, QString(), palette);
-        y = area.height();
-    }
-    painter.end();
-    if (QFileInfo(path).size() == 0) {
-        if (error)
-            *error = QObject::tr("Cannot write %1").arg(path);
-        return false;
-    }
     return true;
 }
 

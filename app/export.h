@@ -5,16 +5,19 @@
 #include "core/scenario.h"
 
 #include <QList>
+#include <QPalette>
+#include <QRect>
 #include <QSize>
 #include <QString>
 
 #include <memory>
 #include <optional>
 
+class QCPPainter;
+
 namespace paralens {
 
 class ChartView;
-class Headline;
 struct Evaluation;
 
 enum class ExportFormat
@@ -44,9 +47,11 @@ QString scenarioStamp(const Scenario& s);
 bool exportChart(ChartView* view, const QString& path, const ExportOptions& options,
                  const QString& stamp, QString* error);
 
-/// Writes one PDF: the scenario, the headline figures, then every chart.
-bool exportReport(const QString& path, const Scenario& scenario, const Headline* headline,
-                  const QList<ChartView*>& charts, QString* error);
+/// Draws `view` into `target` (logical pixels) as exports show it (at the target's size,
+/// without on-screen selections), with the stamp line under it; the view's on-screen
+/// layout comes back afterwards. The one drawing path of chart exports and the report.
+void paintChart(ChartView* view, QCPPainter* painter, const QRect& target, const QString& stamp,
+                const QPalette& palette);
 
 /// Writes the simulated schedule as Chrome trace-event JSON (Perfetto, chrome://tracing)
 /// atomically (QSaveFile); false with `error` set when it cannot.

@@ -6,8 +6,10 @@
 #include "app/document.h"
 #include "app/export.h"
 #include "app/helpmenu.h"
+#include "app/import_model_action.h"
 #include "app/launchdock.h"
 #include "app/plandocks.h"
+#include "app/report.h"
 #include "app/theme.h"
 #include "app/tooldocks.h"
 #include "app/workshop.h"
@@ -186,6 +188,9 @@ void MainWindow::createActions()
         saveAsKeys.prepend(ctrlShiftS);
     saveAs->setShortcuts(saveAsKeys);
     file->addSeparator();
+    m_importModel = new ModelImportAction(this, m_doc, file);
+    connect(m_importModel, &ModelImportAction::failed, this, &MainWindow::showError);
+    file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export Chart"));
     for (ChartView* c : charts() + m_tools->charts() + planDocks->charts())
         exportMenu->addAction(tr("%1…").arg(c->chartTitle()), this,
@@ -302,6 +307,7 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         m_memory->setEstimate(e.estimate, e.scenario);
         m_breakdown->setEstimate(e.estimate);
         m_topology->setScenario(e.scenario);
+        m_headline->setCalibrationSource(calibrationSource(e));
         m_headline->setEstimate(e.estimate);
         m_gantt->setTimeline(e.timeline);
         m_memory->setHighlightedStage(m_gantt->selectedStage());
@@ -490,7 +496,10 @@ void MainWindow::exportReportDialog()
     if (path.isEmpty())
         return;
     QString error;
-    if (!exportReport(path, m_shown.scenario, m_headline, charts(), &error))
+    ReportContent content{m_shown, std::nullopt, charts()};
+    if (m_compare->isPinned())
+        content.baseline = m_compare->baseline();
+    if (!exportReport(path, content, &error))
         showError(tr("Export failed"), error);
 }
 
@@ -584,7 +593,16 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 void MainWindow::dropEvent(QDropEvent* event)
 {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.isEmpty() || !maybeSave())
+    if (urls.isEmpty())
+        return;
+    // A Hugging Face config.json changes the model (one undoable edit); a scenario replaces
+    // the document.
+    if (ModelImportAction::isModelConfig(urls.first().toLocalFile())) {
+        event->acceptProposedAction();
+        m_importModel->importFile(urls.first().toLocalFile());
+        return;
+    }
+    if (!maybeSave())
         return;
     event->acceptProposedAction();
     openFile(urls.first().toLocalFile());

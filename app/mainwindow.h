@@ -72,6 +72,7 @@ public:
     class ToolDocks* toolDocks() const { return m_tools; }
     class Autosave* autosave() const { return m_autosave; }
     class LaunchDock* launchDock() const { return m_launch; }
+    class ModelImportAction* modelImport() const { return m_importModel; }
     QList<ChartView*> charts() const;
     /// The evaluation the views show now.
     const Evaluation& shown() const { return m_shown; }
@@ -128,6 +129,7 @@ private:
     class ToolDocks* m_tools = nullptr;
     class Autosave* m_autosave = nullptr; // unsaved work on disk (crash recovery)
     class LaunchDock* m_launch = nullptr;
+    class ModelImportAction* m_importModel = nullptr; // File ▸ Import Model…, dropped configs
     Evaluation m_shown;
 };
 

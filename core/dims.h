@@ -32,12 +32,18 @@ struct ActivationShape
 /// docs/formulas.md: one micro-batch on one GPU. Degrees are at least 1.
 struct Dims
 {
-    double s = 0;      ///< tokens per sequence
-    double b = 1;      ///< micro-batch, sequences
-    double h = 0;      ///< hidden width
-    double heads = 0;  ///< a, attention heads
-    double q = 0;      ///< query width a·d_h
-    double kv = 0;     ///< key/value width g·d_h (g = a without GQA)
+    double s = 0;     ///< tokens per sequence
+    double b = 1;     ///< micro-batch, sequences
+    double h = 0;     ///< hidden width
+    double heads = 0; ///< a, attention heads
+    double q = 0;     ///< query width a·d_h
+    double kv = 0;    ///< key/value width g·d_h (g = a without GQA); MLA n_h·(d_qk + d_v)/2
+    double o = 0;     ///< attention output width (out-projection input): q, MLA n_h·d_v
+    double core = 0;  ///< core attention FLOPs are 4·N·s·core: q, MLA n_h·(d_qk + d_v)/2
+    /// MLA latents a layer stores per token for its backward (Megatron-Core, sequence-sharded
+    /// with SP): both latents before and after their RMSNorm, 2·(d_c' + d_c); 0 without MLA.
+    /// (the RoPE key part goes straight into K, which is counted with it).
+    double latent = 0;
     double c = 2;      ///< matrices in the MLP: 2 plain, 3 gated (mlpMatrices())
     double t = 1;      ///< TP
     double tsp = 1;    ///< t with sequence parallelism, else 1: what replicated tensors divide by
@@ -97,8 +103,19 @@ inline Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep, int etp
     d.b = a.micro_batch;
     d.h = double(m.hidden);
     d.heads = m.heads;
-    d.q = double(m.heads) * double(m.headDim());
-    d.kv = double(m.kv_heads > 0 ? m.kv_heads : m.heads) * double(m.headDim());
+    if (m.isMla()) {
+        const double n = m.heads;
+        d.q = n * double(m.mla.qkHeadDim());
+        d.o = n * double(m.mla.v_head_dim);
+        d.kv = (d.q + d.o) / 2;
+        d.core = d.kv;
+        d.latent = 2.0 * double(m.mla.q_lora_rank + m.mla.kv_lora_rank);
+    } else {
+        d.q = double(m.heads) * double(m.headDim());
+        d.kv = double(m.kv_heads > 0 ? m.kv_heads : m.heads) * double(m.headDim());
+        d.o = d.q;
+        d.core = d.q;
+    }
     d.c = mlpMatrices(m);
     d.t = std::max(1, a.tp);
     d.tsp = a.sequence_parallel ? d.t : 1.0;

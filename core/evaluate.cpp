@@ -64,8 +64,9 @@ bool positiveSizes(const Scenario& s)
            t.seq_len > 0 && t.micro_batch > 0 && t.global_batch > 0 && m.layers > 0 &&
            m.hidden > 0 && m.heads > 0 && m.kv_heads >= 0 && m.head_dim >= 0 && m.ffn_hidden >= 0 &&
            m.vocab > 0 && m.moe.experts >= 0 && m.moe.top_k >= 0 && m.moe.expert_ffn_hidden >= 0 &&
-           m.moe.shared_experts >= 0 && m.moe.first_dense_layers >= 0 &&
-           s.cluster.gpu.memory_gib >= 0;
+           m.moe.shared_experts >= 0 && m.moe.first_dense_layers >= 0 && m.mla.q_lora_rank >= 0 &&
+           m.mla.kv_lora_rank >= 0 && m.mla.qk_nope_head_dim >= 0 && m.mla.qk_rope_head_dim >= 0 &&
+           m.mla.v_head_dim >= 0 && s.cluster.gpu.memory_gib >= 0;
 }
 
 // Parameters per GPU of every stage; an identical middle stage copies its neighbour's.

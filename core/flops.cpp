@@ -16,8 +16,27 @@ Widths widths(const ModelSpec& m)
             double(m.kv_heads > 0 ? m.kv_heads : m.heads) * double(m.headDim())};
 }
 
+// MLA (DeepSeek-V2 §2.1): the down-projections to the latents, the up-projections from them,
+// then the core on n_h heads of d_nope + d_R (scores) and d_v (attention x V) dims.
+LayerFlops mlaAttention(const ModelSpec& m, double N, double seq)
+{
+    const MlaSpec& a = m.mla;
+    const double h = double(m.hidden), n = double(m.heads);
+    const double q = n * double(a.qkHeadDim()), o = n * double(a.v_head_dim);
+    const double qProj = a.q_lora_rank > 0 ? double(a.q_lora_rank) * (h + q) : h * q;
+    const double kvProj = h * double(a.kv_lora_rank + a.qk_rope_head_dim) +
+                          double(a.kv_lora_rank) * n * double(a.qk_nope_head_dim + a.v_head_dim);
+    LayerFlops f;
+    f.qkv = 2 * N * (qProj + kvProj);
+    f.attention_core = 2 * N * seq * (q + o);
+    f.out_proj = 2 * N * o * h;
+    return f;
+}
+
 LayerFlops attention(const ModelSpec& m, double N, double seq)
 {
+    if (m.isMla())
+        return mlaAttention(m, N, seq);
     const Widths w = widths(m);
     LayerFlops f;
     f.qkv = 2 * N * w.h * (w.q + 2 * w.kv);

@@ -12,9 +12,9 @@ namespace paralens {
 /// 2mnk; the causal mask is not subtracted).
 struct LayerFlops
 {
-    double qkv = 0;            ///< 2·N·h·(q + 2kv)
-    double attention_core = 0; ///< scores + attention·V: 4·N·s·q
-    double out_proj = 0;       ///< 2·N·q·h
+    double qkv = 0;            ///< 2·N·h·(q + 2kv); MLA: down- and up-projections
+    double attention_core = 0; ///< scores + attention·V: 4·N·s·q; MLA 2·N·s·n_h·(d_qk + d_v)
+    double out_proj = 0;       ///< 2·N·q·h; MLA 2·N·n_h·d_v·h
     double mlp = 0; ///< dense MLP 2·c·N·h·ffn, or routed experts 2·c·N·k·h·ffn_e
     double shared_experts = 0; ///< 2·c·N·h·ffn_sh
     double router = 0;         ///< 2·N·h·E (left out of model FLOPs, as Megatron does)

@@ -18,8 +18,19 @@ std::vector<GemmShape> layerGemmShapes(const Scenario& sc)
         if (rows > 0 && cols > 0 && inner > 0)
             s.push_back({label, rows, cols, inner});
     };
-    add("qkv", tokens, (m.heads + 2LL * m.kv_heads) * hd / t, m.hidden);
-    add("attn_out", tokens, m.hidden, m.heads * hd / t);
+    if (m.isMla()) { // Megatron-Core MLA: down-projections whole on every rank, the rest by heads
+        const MlaSpec& a = m.mla;
+        const long long tsp = sc.parallel.sequence_parallel ? t : 1;
+        add("mla_down", tokens / tsp, a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim,
+            m.hidden);
+        add("mla_q_up", tokens, m.heads * a.qkHeadDim() / t,
+            a.q_lora_rank > 0 ? a.q_lora_rank : m.hidden);
+        add("mla_kv_up", tokens, m.heads * (a.qk_nope_head_dim + a.v_head_dim) / t, a.kv_lora_rank);
+        add("attn_out", tokens, m.hidden, m.heads * a.v_head_dim / t);
+    } else {
+        add("qkv", tokens, (m.heads + 2LL * m.kv_heads) * hd / t, m.hidden);
+        add("attn_out", tokens, m.hidden, m.heads * hd / t);
+    }
     bool dense = !m.isMoe();
     for (int i = 0; i < m.layers && !dense; ++i)
         dense = !m.isMoeLayer(i);

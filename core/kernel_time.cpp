@@ -92,7 +92,7 @@ double elementwiseElements(const ModelSpec& m, const Dims& d, const TrainingSett
     const double norms = 2 * kc.eager_norm_elements * d.h / d.tsp;
     const double residuals = 2 * 3 * d.h / d.tsp; // read 2 + 2, write 2 bytes each
     const double rope = kc.eager_rope_elements * (d.q + d.kv) / d.t;
-    const double attnOut = 2 * d.q / d.t; // the attention output made contiguous
+    const double attnOut = 2 * d.o / d.t; // the attention output made contiguous
     double act = ffn_elems;
     if (!moe || !m.isMoe())
         act = (m.gated_mlp ? kc.eager_swiglu_elements : 2.0) * double(m.ffn_hidden) / d.t;
@@ -118,7 +118,7 @@ double flashBlockSeconds(const Dims& d, const KernelModel& k, const AttentionSet
 {
     if (rows <= 0 || keys <= 0)
         return 0;
-    const double flops = 4 * rows * keys * d.q / d.t * (causal ? 0.5 : 1.0);
+    const double flops = 4 * rows * keys * d.core / d.t * (causal ? 0.5 : 1.0);
     double eff = k.eff_bf16 * k.attn_ratio * a.kernel_share * keys / (keys + kFlashHalfRateKeys);
     if (causal) {
         const double tiles = keys / kFlashTileKeys;
@@ -132,7 +132,7 @@ double flashBlockSeconds(const Dims& d, const KernelModel& k, const AttentionSet
 // two GEMMs' four gradient products and the same traffic. CP blocks are equal shares.
 AttentionTimes unfusedAttention(const Dims& d, const KernelModel& k, const ModelConstants& kc)
 {
-    const double flops = 4 * d.tokens * d.s * d.q / d.t;
+    const double flops = 4 * d.tokens * d.s * d.core / d.t;
     const double scores = d.heads / d.t * (d.s / d.cp) * d.s * d.b;
     AttentionTimes t;
     t.f = rooflineSeconds(flops, k.peak_bf16, k.eff_bf16, 0, k.hbm) +
@@ -177,6 +177,23 @@ double addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k, b
     k.linear(d.tokens / d.tsp, d.h, E, 1, lt.f, lt.b, lt.w); // router, on the SP shard
     return 3 * (kk * imbalance + m.moe.shared_experts) * fe / d.t +
            4 * kk * d.h / d.tsp; // permute / unpermute copies
+}
+
+// MLA's projections to and from the latents (Megatron-Core MLASelfAttention): every TP rank runs
+// the down-projections whole on its tokens (all N without SP, its N/t sequence shard with SP),
+// the up-projections split by heads on all N tokens.
+void addMlaProjections(const ModelSpec& m, const Dims& d, const KernelModel& k, LayerTimes& lt)
+{
+    const MlaSpec& a = m.mla;
+    const double n = m.heads, qr = double(a.q_lora_rank), kvr = double(a.kv_lora_rank);
+    const double down = qr + kvr + double(a.qk_rope_head_dim);
+    k.linear(d.tokens / d.tsp, d.h, down, 1, lt.f, lt.b, lt.w);
+    if (qr > 0)
+        k.linear(d.tokens, qr, d.q / d.t, 1, lt.f, lt.b, lt.w);
+    else
+        k.linear(d.tokens, d.h, d.q / d.t, 1, lt.f, lt.b, lt.w);
+    k.linear(d.tokens, kvr, n * double(a.qk_nope_head_dim + a.v_head_dim) / d.t, 1, lt.f, lt.b,
+             lt.w);
 }
 
 // Kernel-launch time of one layer per micro-batch: the forward's kernels, twice as many in
@@ -239,8 +256,8 @@ AttentionTimes attentionTimes(const Dims& d, const KernelModel& k, const Trainin
     t.first_f = flashBlockSeconds(d, k, a, d.tokens, chunk, true);
     t.first_b = bwd * t.first_f;
     const double kvWide = (a.cp.kv_repeated ? d.q : d.kv) / d.t;
-    const double mergeF = k.stream(a.cp.merge_bytes_forward * d.tokens * d.q / d.t);
-    const double mergeB = k.stream(a.cp.merge_bytes_backward * d.tokens * (d.q / d.t + 2 * kvWide));
+    const double mergeF = k.stream(a.cp.merge_bytes_forward * d.tokens * d.o / d.t);
+    const double mergeB = k.stream(a.cp.merge_bytes_backward * d.tokens * (d.o / d.t + 2 * kvWide));
     t.step_f = flashBlockSeconds(d, k, a, d.tokens, chunk / 2, false) + mergeF;
     t.step_b = bwd * (t.step_f - mergeF) + mergeB;
     t.f = t.first_f + (d.cp - 1) * t.step_f;
@@ -293,6 +310,10 @@ double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
     // GEMMs: Megatron fuses QKV into one and the gate with the up projection (2 + 2);
     // torchtitan's Llama runs q, k, v, o and w1, w3, w2 separately (4 + 3).
     double k = megatron ? 4 : 4 + mlpMatrices(m);
+    if (m.isMla()) { // q down/up, kv down/up and the latent norms replace the QKV GEMM(s)
+        const bool qLatent = m.mla.q_lora_rank > 0;
+        k += (megatron ? 3 : 1) - (qLatent ? 0 : 1) + (qLatent ? 2 : 1);
+    }
     // Attention core: one flash kernel, or baddbmm, fused softmax, dropout and bmm.
     k += tr.flash_attention ? 1 : 4;
     if (fusedElementwise(tr))
@@ -339,8 +360,11 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
 {
     LayerTimes lt;
     // Attention projections.
-    k.linear(d.tokens, d.h, (d.q + 2 * d.kv) / d.t, 1, lt.f, lt.b, lt.w);
-    k.linear(d.tokens, d.q / d.t, d.h, 1, lt.f, lt.b, lt.w);
+    if (m.isMla())
+        addMlaProjections(m, d, k, lt);
+    else
+        k.linear(d.tokens, d.h, (d.q + 2 * d.kv) / d.t, 1, lt.f, lt.b, lt.w);
+    k.linear(d.tokens, d.o / d.t, d.h, 1, lt.f, lt.b, lt.w);
     lt.core = attentionTimes(d, k, tr, kc, a);
     const double elemFfn = addFeedForward(m, d, k, moe, moe ? moeLoadImbalance(tr, kc) : 1.0, lt);
     lt.linear_f = lt.f;

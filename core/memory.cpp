@@ -15,13 +15,16 @@ double maskBytes(const ActivationShape& a)
 
 // Attention block of one layer per micro-batch, before the division by CP: norm input 2,
 // QKV input 2 (the gathered one when TP saves it), dropout mask 1 (replicated), Q/K/V and
-// out-proj input (sharded), scores.
+// out-proj input (sharded), scores. MLA adds its latents (Dims::latent) and stores Q, K of
+// n_h·d_qk and V, the output of n_h·d_v.
 double attentionBlockBytes(const Dims& d, const ActivationShape& a)
 {
     const double sb = d.s * d.b;
     const double qkvInput = 2 * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
     double bytes = (2 + maskBytes(a)) * sb * d.h / d.tsp + qkvInput +
-                   sb * (2 * (d.q + 2 * d.kv) + 2 * d.q) / d.t;
+                   sb * (2 * (d.q + 2 * d.kv) + 2 * d.o) / d.t;
+    if (d.latent > 0) // MLA: the latents the up-projections and their norms keep (2 bytes)
+        bytes += 2 * sb * d.latent / d.tsp;
     if (a.flash_attention)
         bytes += 4 * d.heads * sb / d.t; // fp32 log-sum-exp per row (Dao et al. 2022)
     else if (a.recompute != Recompute::Selective)
@@ -52,7 +55,7 @@ double opSacLayerBytes(const ModelSpec& m, const Dims& d)
     double perToken = 2 * d.h / d.tsp;                   // checkpointed block input
     perToken += (2 * d.q + 2 * d.kv + 2 * ffn) / d.t;    // Q, V, first MLP matmul
     perToken += d.c > 2 ? 2 * d.h : 0.0;                 // down projection (7th matmul)
-    perToken += (2 * d.q + 4 * d.heads) / d.t;           // SDPA output + log-sum-exp
+    perToken += (2 * d.o + 4 * d.heads) / d.t;           // SDPA output + log-sum-exp
     perToken += d.tsp > 1 ? 2 * (2 * d.h / d.tsp) : 0.0; // SP reduce-scatter outputs
     return sb * perToken;
 }

@@ -21,6 +21,23 @@ struct MoeSpec
     int group_top_k = 0;
 };
 
+/// Multi-head latent attention (DeepSeek-AI 2024, "DeepSeek-V2", arXiv:2405.04434, §2.1;
+/// Megatron-Core transformer/multi_latent_attention.py). Keys and values are up-projected from
+/// a kv_lora_rank-wide latent, queries from a q_lora_rank-wide one; each head's query and key are
+/// qk_nope_head_dim + qk_rope_head_dim wide (the RoPE part of the key is one shared
+/// qk_rope_head_dim vector per token), its value v_head_dim. kv_lora_rank == 0 means no MLA.
+struct MlaSpec
+{
+    std::int64_t q_lora_rank = 0;  ///< d_c' (0: queries projected straight from h, V2-Lite)
+    std::int64_t kv_lora_rank = 0; ///< d_c
+    std::int64_t qk_nope_head_dim = 0;
+    std::int64_t qk_rope_head_dim = 0;
+    std::int64_t v_head_dim = 0;
+
+    bool enabled() const { return kv_lora_rank > 0; }
+    std::int64_t qkHeadDim() const { return qk_nope_head_dim + qk_rope_head_dim; }
+};
+
 /// A decoder-only transformer, in the notation of docs/formulas.md.
 struct ModelSpec
 {
@@ -35,8 +52,10 @@ struct ModelSpec
     bool gated_mlp = true;       ///< SwiGLU (3 matrices) or plain GeLU MLP (2)
     bool tied_embeddings = false;
     MoeSpec moe;
+    MlaSpec mla; ///< attention is MLA (heads = n_h, kv_heads = heads) when mla.enabled()
 
     bool isMoe() const { return moe.experts > 0; }
+    bool isMla() const { return mla.enabled(); }
     std::int64_t headDim() const
     {
         return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);

@@ -13,8 +13,33 @@ double normParams(const ModelSpec& m)
     return m.gated_mlp ? double(m.hidden) : 2.0 * double(m.hidden);
 }
 
+// MLA (DeepSeek-V2 §2.1, Eq. 9-19): W^DQ h×d_c' and W^DKV + W^KR h×(d_c + d_R) replicated over
+// TP with the RMSNorms of both latents; W^UQ (+ W^QR) d_c'×n_h·(d_nope + d_R), W^UK + W^UV
+// d_c×n_h·(d_nope + d_v) and W^O n_h·d_v×h split by heads. No biases.
+struct MlaParams
+{
+    double sharded = 0, replicated = 0;
+};
+
+MlaParams mlaParams(const ModelSpec& m)
+{
+    const MlaSpec& a = m.mla;
+    const double h = double(m.hidden), n = double(m.heads);
+    const double q = n * double(a.qkHeadDim());
+    MlaParams p;
+    const double qProj = a.q_lora_rank > 0 ? double(a.q_lora_rank) * q : h * q;
+    p.sharded = qProj + double(a.kv_lora_rank) * n * double(a.qk_nope_head_dim + a.v_head_dim) +
+                n * double(a.v_head_dim) * h;
+    p.replicated = h * double(a.kv_lora_rank + a.qk_rope_head_dim) + double(a.kv_lora_rank);
+    if (a.q_lora_rank > 0)
+        p.replicated += h * double(a.q_lora_rank) + double(a.q_lora_rank);
+    return p;
+}
+
 double attentionParams(const ModelSpec& m)
 {
+    if (m.isMla())
+        return mlaParams(m).sharded;
     const double h = double(m.hidden);
     const double q = double(m.heads) * double(m.headDim());
     const double kv = double(m.kv_heads > 0 ? m.kv_heads : m.heads) * double(m.headDim());
@@ -35,6 +60,7 @@ LayerParams denseLayerParams(const ModelSpec& m)
 {
     LayerParams p;
     p.attention = attentionParams(m);
+    p.attention_replicated = m.isMla() ? mlaParams(m).replicated : 0.0;
     p.mlp = mlpParams(m, double(m.ffn_hidden));
     p.norms = 2 * normParams(m);
     return p;
@@ -46,6 +72,7 @@ LayerParams moeLayerParams(const ModelSpec& m)
         return denseLayerParams(m);
     LayerParams p;
     p.attention = attentionParams(m);
+    p.attention_replicated = m.isMla() ? mlaParams(m).replicated : 0.0;
     const double fe = double(m.moe.expert_ffn_hidden);
     p.shared_experts = m.moe.shared_experts * mlpParams(m, fe);
     p.routed_experts = m.moe.experts * mlpParams(m, fe);

@@ -12,7 +12,10 @@ namespace paralens {
 /// Parameters of one transformer layer, whole (before any sharding), docs/formulas.md §1.
 struct LayerParams
 {
-    double attention = 0;      ///< Q, K, V, O weights (TP-sharded)
+    double attention = 0; ///< Q, K, V, O weights (TP-sharded; with MLA the up-projections and O)
+    /// MLA's down-projections and latent norms, which every TP rank holds whole (Megatron-Core
+    /// builds linear_q_down_proj / linear_kv_down_proj "duplicated"); 0 without MLA.
+    double attention_replicated = 0;
     double mlp = 0;            ///< dense MLP (TP-sharded); 0 in an MoE layer
     double shared_experts = 0; ///< always-active experts (TP-sharded like a dense MLP)
     double routed_experts = 0; ///< all E routed experts (sharded over TP × EP)
@@ -20,7 +23,7 @@ struct LayerParams
     double norms = 0;          ///< two RMSNorms (h each), replicated
 
     double tpSharded() const { return attention + mlp + shared_experts; }
-    double replicated() const { return router + norms; }
+    double replicated() const { return router + norms + attention_replicated; }
     double total() const { return tpSharded() + replicated() + routed_experts; }
 };
 

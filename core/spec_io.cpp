@@ -26,6 +26,19 @@ void readMoe(const json& j, const std::string& path, MoeSpec& moe)
     r.finish();
 }
 
+void readMla(const json& j, const std::string& path, MlaSpec& mla)
+{
+    ObjectReader r(j, path);
+    r.readInt64("q_lora_rank", mla.q_lora_rank, 0, bounds::kMaxHidden);
+    r.readInt64("kv_lora_rank", mla.kv_lora_rank, 1, bounds::kMaxHidden);
+    r.readInt64("qk_nope_head_dim", mla.qk_nope_head_dim, 0, bounds::kMaxHidden);
+    r.readInt64("qk_rope_head_dim", mla.qk_rope_head_dim, 0, bounds::kMaxHidden);
+    r.readInt64("v_head_dim", mla.v_head_dim, 1, bounds::kMaxHidden);
+    r.finish();
+    for (auto key : {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+        r.require(key);
+}
+
 } // namespace
 
 ModelSpec modelFromJson(const json& j, const std::string& path, bool preset)
@@ -48,6 +61,8 @@ ModelSpec modelFromJson(const json& j, const std::string& path, bool preset)
     r.readBool("tied_embeddings", m.tied_embeddings);
     if (const json* moe = r.child("moe"))
         readMoe(*moe, jsonio::join(path, "moe"), m.moe);
+    if (const json* mla = r.child("mla"))
+        readMla(*mla, jsonio::join(path, "mla"), m.mla);
     r.finish();
     for (auto key : {"layers", "hidden", "heads", "ffn_hidden", "vocab"})
         r.require(key);
@@ -79,6 +94,13 @@ json modelToJson(const ModelSpec& m)
             j["moe"]["groups"] = m.moe.groups;
             j["moe"]["group_top_k"] = m.moe.group_top_k;
         }
+    }
+    if (m.isMla()) {
+        j["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
+                    {"kv_lora_rank", m.mla.kv_lora_rank},
+                    {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
+                    {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                    {"v_head_dim", m.mla.v_head_dim}};
     }
     return j;
 }
@@ -150,12 +172,19 @@ bool operator==(const MoeSpec& a, const MoeSpec& b)
            a.groups == b.groups && a.group_top_k == b.group_top_k;
 }
 
+bool operator==(const MlaSpec& a, const MlaSpec& b)
+{
+    return a.q_lora_rank == b.q_lora_rank && a.kv_lora_rank == b.kv_lora_rank &&
+           a.qk_nope_head_dim == b.qk_nope_head_dim && a.qk_rope_head_dim == b.qk_rope_head_dim &&
+           a.v_head_dim == b.v_head_dim;
+}
+
 bool operator==(const ModelSpec& a, const ModelSpec& b)
 {
     return a.name == b.name && a.layers == b.layers && a.hidden == b.hidden && a.heads == b.heads &&
            a.kv_heads == b.kv_heads && a.head_dim == b.head_dim && a.ffn_hidden == b.ffn_hidden &&
            a.vocab == b.vocab && a.gated_mlp == b.gated_mlp &&
-           a.tied_embeddings == b.tied_embeddings && a.moe == b.moe;
+           a.tied_embeddings == b.tied_embeddings && a.moe == b.moe && a.mla == b.mla;
 }
 
 bool operator==(const GpuSpec& a, const GpuSpec& b)

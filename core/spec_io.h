@@ -35,7 +35,7 @@ inline constexpr double kMaxMoeLoadImbalance = double(kMaxGpus);
 /// ("model"). With preset = true the preset keys id, kind, source, sources and notes are allowed
 /// too. Throws InputError naming the key.
 ModelSpec modelFromJson(const nlohmann::json& j, const std::string& path, bool preset = false);
-/// Every field of the spec; "moe" only when it differs from a dense model.
+/// Every field of the spec; "moe" only when it differs from a dense model, "mla" only with MLA.
 nlohmann::json modelToJson(const ModelSpec& m);
 
 /// Reads a hardware object (the "hardware" object of docs/scenario-format.md). Same conventions as
@@ -44,6 +44,7 @@ ClusterSpec clusterFromJson(const nlohmann::json& j, const std::string& path, bo
 nlohmann::json clusterToJson(const ClusterSpec& c);
 
 bool operator==(const MoeSpec& a, const MoeSpec& b);
+bool operator==(const MlaSpec& a, const MlaSpec& b);
 bool operator==(const ModelSpec& a, const ModelSpec& b);
 bool operator==(const GpuSpec& a, const GpuSpec& b);
 bool operator==(const Latencies& a, const Latencies& b);

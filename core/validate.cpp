@@ -119,7 +119,12 @@ template <typename Report> bool modelSizes(const ModelSpec& m, Sizes<Report>& z)
            z.nonNegative(m.moe.expert_ffn_hidden, "model.moe.expert_ffn_hidden") &&
            z.nonNegative(m.moe.shared_experts, "model.moe.shared_experts") &&
            z.atLeast1(m.moe.layer_frequency, "model.moe.layer_frequency") &&
-           z.nonNegative(m.moe.first_dense_layers, "model.moe.first_dense_layers");
+           z.nonNegative(m.moe.first_dense_layers, "model.moe.first_dense_layers") &&
+           z.nonNegative(m.mla.q_lora_rank, "model.mla.q_lora_rank") &&
+           z.nonNegative(m.mla.kv_lora_rank, "model.mla.kv_lora_rank") &&
+           z.nonNegative(m.mla.qk_nope_head_dim, "model.mla.qk_nope_head_dim") &&
+           z.nonNegative(m.mla.qk_rope_head_dim, "model.mla.qk_rope_head_dim") &&
+           z.nonNegative(m.mla.v_head_dim, "model.mla.v_head_dim");
 }
 
 template <typename Report> bool clusterSizes(const ClusterSpec& c, Sizes<Report>& z)
@@ -177,6 +182,19 @@ template <typename Report> bool checkModel(const ModelSpec& m, Report& report)
             (Fields{"model.kv_heads", "model.heads"}),
             "model.kv_heads = " + str(std::int64_t{m.kv_heads}) +
                 " must divide model.heads = " + str(std::int64_t{m.heads}));
+    // MLA gives every head its own key and value (DeepSeek-V2 §2.1): no query groups.
+    PL_RULE(m.isMla() && m.kv_heads != m.heads, "mla_kv_heads",
+            (Fields{"model.kv_heads", "model.mla.kv_lora_rank"}),
+            "model.kv_heads = " + str(std::int64_t{m.kv_heads}) + " must equal model.heads = " +
+                str(std::int64_t{m.heads}) + " with multi-head latent attention (model.mla)");
+    PL_RULE(m.isMla() && (m.mla.qkHeadDim() < 1 || m.mla.v_head_dim < 1), "mla_head_dims",
+            (Fields{"model.mla.qk_nope_head_dim", "model.mla.v_head_dim"}),
+            "model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim = " + str(m.mla.qkHeadDim()) +
+                " and model.mla.v_head_dim = " + str(m.mla.v_head_dim) +
+                " must each be at least 1");
+    PL_RULE(!m.isMla() && (m.mla.q_lora_rank > 0 || m.mla.v_head_dim > 0), "mla_needs_kv_lora_rank",
+            (Fields{"model.mla.kv_lora_rank"}),
+            "model.mla fields are set but model.mla.kv_lora_rank is 0 (no latent attention)");
     PL_RULE(!m.isMoe() && (m.moe.top_k > 0 || m.moe.shared_experts > 0), "moe_needs_experts",
             (Fields{"model.moe.experts", "model.moe.top_k"}),
             "model.moe.top_k / shared_experts are set but model.moe.experts is 0");

@@ -9,7 +9,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 mkdir -p "$out/fuzz_scenario" "$out/fuzz_preset" "$out/fuzz_profile" "$out/fuzz_nccl_log" \
          "$out/fuzz_estimate" "$out/fuzz_runs" "$out/fuzz_iteration_csv" \
-         "$out/fuzz_launch_megatron" "$out/fuzz_launch_toml" "$out/fuzz_launch_deepspeed"
+         "$out/fuzz_launch_megatron" "$out/fuzz_launch_toml" "$out/fuzz_launch_deepspeed" \
+         "$out/fuzz_hf_config"
 
 for f in "$src"/resources/examples/*.json; do
     cp "$f" "$out/fuzz_scenario/"
@@ -43,6 +44,10 @@ printf '%s\n' '--tensor-model-parallel-size 2 --num-layers 4 --hidden-size 64 --
     '--ffn-hidden-size 128 --vocab-size 999 --tokenizer-type NullTokenizer --seq-length 256' \
     "--num-experts 4 --moe-layer-freq '([0]*1+[1]*3)' --nnodes 1 --nproc-per-node 2" \
     > "$out/fuzz_launch_megatron/moe-args.txt"
+# Hugging Face config.json files, one per family the importer reads.
+if [ -d "$src/tests/data/hf" ]; then
+    cp "$src"/tests/data/hf/*.json "$out/fuzz_hf_config/"
+fi
 
 # Small generated nccl-tests logs: an all_reduce table with and without footer, srun prefixes.
 gen() { # $1 ranks, $2 prefix

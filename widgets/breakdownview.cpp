@@ -57,6 +57,26 @@ double secondsOf(const TimeBreakdown& t, BreakdownView::Segment s)
     return 0;
 }
 
+/// The hidden (hatched) segment of an exposed communication segment; the segment itself for
+/// the others, whose time is never hidden.
+BreakdownView::Segment hiddenTwin(BreakdownView::Segment s)
+{
+    switch (s) {
+    case BreakdownView::ExposedTp:
+        return BreakdownView::HiddenTp;
+    case BreakdownView::ExposedCp:
+        return BreakdownView::HiddenCp;
+    case BreakdownView::ExposedEp:
+        return BreakdownView::HiddenEp;
+    case BreakdownView::ExposedPp:
+        return BreakdownView::HiddenPp;
+    case BreakdownView::ExposedDp:
+        return BreakdownView::HiddenDp;
+    default:
+        return s;
+    }
+}
+
 int colorSlot(BreakdownView::Segment s)
 {
     // compute blue, bubble grey, TP orange, CP sky, EP green, PP yellow, DP vermillion,
@@ -209,20 +229,28 @@ void BreakdownView::setEstimate(const Estimate& estimate)
     m_estimate = estimate;
     markValid();
     const TimeBreakdown& t = estimate.time;
-    m_unit = t.step_seconds >= 10.0 ? 1.0 : 1e-3;
+    m_unit = units::timeAxisUnit(t.step_seconds);
     double critical = 0, hidden = 0;
     for (int i = 0; i < SegmentCount; ++i) {
         const auto seg = static_cast<Segment>(i);
         const double v = secondsOf(t, seg) / m_unit;
-        m_bars[static_cast<std::size_t>(i)]->setData(
-            QVector<double>{isHiddenSegment(seg) ? kHiddenRow : kCriticalRow}, QVector<double>{v},
-            true);
+        auto* bars = m_bars[static_cast<std::size_t>(i)];
+        bars->setData(QVector<double>{isHiddenSegment(seg) ? kHiddenRow : kCriticalRow},
+                      QVector<double>{v}, true);
         (isHiddenSegment(seg) ? hidden : critical) += v;
+        // The legend names what this plan spends time on (no CP or EP on a dense model).
+        if (!isHiddenSegment(seg)) {
+            const double hiddenSeconds = hiddenTwin(seg) != seg ? secondsOf(t, hiddenTwin(seg)) : 0;
+            if (v > 0 || hiddenSeconds > 0)
+                bars->addToLegend();
+            else
+                bars->removeFromLegend();
+        }
     }
     const double step = t.step_seconds / m_unit;
     const double top = std::max({critical, hidden, step});
     plot()->xAxis->setRange(0, top > 0 ? top * 1.08 : 1);
-    plot()->xAxis->setLabel(m_unit == 1.0 ? tr("seconds per step") : tr("ms per step"));
+    plot()->xAxis->setLabel(tr("%1 per step").arg(units::timeAxisUnitName(m_unit)));
     m_stepLine->setVisible(step > 0);
     m_stepLabel->setVisible(step > 0);
     m_stepLine->point1->setCoords(step, 0);

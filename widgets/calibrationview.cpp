@@ -355,6 +355,18 @@ void CalibrationView::applyColors()
     m_zeroLine->setPen(QPen(QColor(palette::kVermillion), 1.5));
 }
 
+void CalibrationView::adaptLayoutTo(const QSize& size)
+{
+    // As many size ticks as labels fit side by side ("512 KiB" wide, a label's width apart),
+    // so narrow plots do not run "16 MiB64 MiB" together.
+    const QFontMetrics fm(plot()->xAxis->tickLabelFont());
+    const int label = fm.horizontalAdvance(QStringLiteral("512 KiB")) * 2;
+    const int length = std::max(1, size.width() - 120);
+    const int ticks = std::clamp(length / label, 2, 6);
+    for (auto* rect : {plot()->axisRect(), m_residualRect})
+        rect->axis(QCPAxis::atBottom)->ticker()->setTickCount(ticks);
+}
+
 void CalibrationView::clearData()
 {
     for (QCPGraph* g : {m_measured, m_datasheet, m_fitted, m_residuals})

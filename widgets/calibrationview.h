@@ -63,6 +63,7 @@ signals:
 protected:
     void clearData() override;
     void applyColors() override;
+    void adaptLayoutTo(const QSize& size) override;
 
 private:
     void rebuildCombo();

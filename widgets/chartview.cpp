@@ -4,9 +4,12 @@
 
 #include <QEvent>
 #include <QMenu>
+#include <QRegularExpression>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include <algorithm>
 
 namespace paralens {
 namespace {
@@ -77,6 +80,107 @@ ChartView::ChartView(QWidget* parent) : QWidget(parent)
     f.setPointSizeF(f.pointSizeF() * 1.2);
     m_message->setFont(f);
     palette::applyToPlot(m_plot, palette());
+    connect(m_plot, &QCustomPlot::beforeReplot, this, [this] {
+        if (!m_exporting)
+            adaptLayout(m_plot->size());
+    });
+}
+
+void ChartView::adaptLayout(const QSize& size)
+{
+    if (size.width() <= 0 || size.height() <= 0)
+        return;
+    fitTitle(size.width());
+    if (m_sideLegend)
+        fitSideLegend(size.height());
+    adaptLayoutTo(size);
+}
+
+void ChartView::setExporting(bool on)
+{
+    if (on == m_exporting)
+        return;
+    m_exporting = on;
+    exportingChanged(on);
+}
+
+QString ChartView::drawnTitle() const
+{
+    return m_title ? m_title->text() : QString();
+}
+
+void ChartView::setTitleElement(QCPTextElement* title)
+{
+    m_title = title;
+    m_titleText = title ? title->text() : QString();
+}
+
+void ChartView::setTitleText(const QString& text)
+{
+    m_titleText = text;
+    if (m_title) {
+        m_title->setText(text);
+        fitTitle(m_plot->width());
+    }
+}
+
+// Long titles (the Gantt's names the schedule and its bubble) break at their separators
+// onto further lines rather than running off both edges of a narrow plot.
+void ChartView::fitTitle(int width)
+{
+    if (!m_title || width <= 0)
+        return;
+    const QFontMetrics fm(m_title->font());
+    const int room = std::max(40, width - 16);
+    QStringList lines;
+    QString line;
+    static const QRegularExpression breaks(QStringLiteral("(?<= — | · |, )"));
+    for (const QString& piece : m_titleText.split(breaks)) {
+        if (!line.isEmpty() && fm.horizontalAdvance(line + piece.trimmed()) > room) {
+            lines << line.trimmed();
+            line.clear();
+        }
+        line += piece;
+    }
+    lines << line.trimmed();
+    for (QString& l : lines)
+        l = fm.elidedText(l, Qt::ElideRight, room);
+    const QString text = lines.join(QLatin1Char('\n'));
+    if (text != m_title->text())
+        m_title->setText(text);
+}
+
+// The side legend gets the plot's height less the text rows above it; when its entries need
+// more, they flow into further columns instead of being drawn over each other.
+void ChartView::fitSideLegend(int height)
+{
+    QCPLegend* legend = m_plot->legend;
+    int room = height - 12;
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    for (int r = 0; r < grid->rowCount(); ++r)
+        if (auto* text = qobject_cast<QCPTextElement*>(grid->element(r, 0)))
+            room -= static_cast<QCPLayoutElement*>(text)->minimumOuterSizeHint().height();
+    room -= legend->margins().top() + legend->margins().bottom();
+    const QList<QCPAbstractLegendItem*> items = legendItems(legend);
+    int rowHeight = 1;
+    for (QCPLayoutElement* item : items)
+        rowHeight = std::max(rowHeight, item->minimumOuterSizeHint().height());
+    const int rows = std::max(1, room / (rowHeight + legend->rowSpacing()));
+    const int wrap = int(items.size()) > rows ? rows : 0;
+    if (wrap != legend->wrap() || legend->fillOrder() != QCPLayoutGrid::foRowsFirst) {
+        legend->setWrap(wrap);
+        legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+    }
+}
+
+QList<QCPAbstractLegendItem*> ChartView::legendItems(const QCPLegend* legend)
+{
+    // A wrapped legend's grid has empty cells: item(i) is null there.
+    QList<QCPAbstractLegendItem*> items;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i))
+            items << item;
+    return items;
 }
 
 void ChartView::setInvalid(const QString& reason)
@@ -114,7 +218,10 @@ void ChartView::setUpTitleAndLegend()
     QFont titleFont = font();
     titleFont.setBold(true);
     titleFont.setPointSizeF(titleFont.pointSizeF() + 1);
-    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, chartTitle(), titleFont));
+    auto* title = new QCPTextElement(p, chartTitle(), titleFont);
+    p->plotLayout()->addElement(0, 0, title);
+    setTitleElement(title);
+    m_sideLegend = true;
     p->setAccessibleName(chartTitle());
     p->setAccessibleDescription(toolTip());
     auto* side = new QCPLayoutGrid;

@@ -4,6 +4,9 @@
 
 class QCustomPlot;
 class QCPItemText;
+class QCPTextElement;
+class QCPLegend;
+class QCPAbstractLegendItem;
 class QVBoxLayout;
 
 namespace paralens {
@@ -29,6 +32,19 @@ public:
     bool isInvalid() const { return !m_invalidReason.isEmpty(); }
     QString invalidReason() const { return m_invalidReason; }
 
+    /// Fits the size-dependent parts of the layout (title wrapping, legend columns, tick
+    /// density) to a plot of `size` pixels. Runs before every replot; exports call it with
+    /// the export size before they paint and with the on-screen size after.
+    void adaptLayout(const QSize& size);
+    /// While an export paints: on-screen state such as the selected stage's highlight is
+    /// hidden. Exports call it around their painting.
+    void setExporting(bool on);
+    bool isExporting() const { return m_exporting; }
+    /// The entries of a legend (its grid's empty cells skipped).
+    static QList<QCPAbstractLegendItem*> legendItems(const QCPLegend* legend);
+    /// The title as drawn: the full title, wrapped onto more lines when the plot is narrow.
+    QString drawnTitle() const;
+
 signals:
     void exportRequested(paralens::ChartView* view);
 
@@ -41,6 +57,15 @@ protected:
     QVBoxLayout* layoutBox() const { return m_layout; }
     /// Puts the chart title above the axis rect and the legend to its right, top-aligned.
     void setUpTitleAndLegend();
+    /// The element that shows the title (setUpTitleAndLegend() makes one); adaptLayout()
+    /// wraps its text to the width.
+    void setTitleElement(QCPTextElement* title);
+    /// Sets the full title text (the element shows it wrapped).
+    void setTitleText(const QString& text);
+    /// Subclass part of adaptLayout() (tick density and the like); the default does nothing.
+    virtual void adaptLayoutTo(const QSize& size) { Q_UNUSED(size); }
+    /// Subclass part of setExporting(): hide or restore on-screen-only marks.
+    virtual void exportingChanged(bool on) { Q_UNUSED(on); }
     /// Call from subclasses after new data: hides the invalid message.
     void markValid();
     /// Shows `text` in place of data in the text colour: an empty view, not an error (no
@@ -54,7 +79,14 @@ private:
 
     QVBoxLayout* m_layout = nullptr;
     QCustomPlot* m_plot = nullptr;
+    void fitTitle(int width);
+    void fitSideLegend(int height);
+
     QCPItemText* m_message = nullptr;
+    QCPTextElement* m_title = nullptr;
+    QString m_titleText;
+    bool m_sideLegend = false;
+    bool m_exporting = false;
     QString m_invalidReason;
 };
 

@@ -14,6 +14,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace paralens {
 namespace {
@@ -22,6 +23,22 @@ QString scheduleName(Schedule s)
 {
     return qText(toString(s));
 }
+
+/// Labels keys in ms as seconds when the step is long: the tick steps stay those of the ms
+/// axis (a power of ten apart), only the labels are divided.
+class MsTicker : public QCPAxisTicker
+{
+public:
+    double unitSeconds = 1e-3;
+
+protected:
+    QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override
+    {
+        if (unitSeconds >= 1.0)
+            return QCPAxisTicker::getTickLabel(tick / 1e3, locale, format, precision);
+        return QCPAxisTicker::getTickLabel(tick, locale, format, precision);
+    }
+};
 
 QCPAxisRect* makeRect(QCustomPlot* plot, QCPMarginGroup* group)
 {
@@ -63,6 +80,7 @@ GanttView::GanttView(QWidget* parent) : ChartView(parent)
     m_laneRect = makeRect(p, group);
     m_title = new QCPTextElement(p, chartTitle(),
                                  QFont(font().family(), font().pointSize() + 1, QFont::Bold));
+    setTitleElement(m_title);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
     m_gantt = new GanttPlottable(m_main->axis(QCPAxis::atBottom), m_main->axis(QCPAxis::atLeft));
@@ -78,7 +96,7 @@ GanttView::GanttView(QWidget* parent) : ChartView(parent)
     m_laneGraph->setName(tr("Activations in flight"));
     for (QCPAxisRect* r : {m_main, m_baseRect, m_laneRect}) {
         r->axis(QCPAxis::atLeft)->setRangeReversed(r != m_laneRect);
-        r->axis(QCPAxis::atBottom)->setLabel(tr("time (ms)"));
+        r->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<MsTicker>::create());
     }
     m_laneRect->axis(QCPAxis::atLeft)->setLabel(tr("in flight"));
     m_laneRect->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);
@@ -153,9 +171,11 @@ void GanttView::rebuildLayout()
 {
     QCustomPlot* p = plot();
     QCPLayoutGrid* grid = p->plotLayout();
+    // Only elements the grid holds: taking any other makes QCustomPlot complain on stderr.
     for (QCPLayoutElement* e : std::initializer_list<QCPLayoutElement*>{m_title, m_baseRect, m_main,
                                                                         m_laneRect, m_legend})
-        grid->take(e);
+        if (e->layout() == grid)
+            grid->take(e);
     grid->simplify();
     int row = 0;
     grid->addElement(row++, 0, m_title);
@@ -182,7 +202,9 @@ void GanttView::rebuildLayout()
     m_laneCursor->setVisible(lane && m_cursorSeconds >= 0);
     m_main->axis(QCPAxis::atLeft)->setLabel(base ? tr("current") : QString());
     // One "time (ms)" label under the lowest time axis.
-    m_main->axis(QCPAxis::atBottom)->setLabel(lane ? QString() : tr("time (ms)"));
+    const QString timeLabel = tr("time (%1)").arg(units::timeAxisUnitName(m_unitSeconds));
+    m_laneRect->axis(QCPAxis::atBottom)->setLabel(timeLabel);
+    m_main->axis(QCPAxis::atBottom)->setLabel(lane ? QString() : timeLabel);
     m_baseRect->axis(QCPAxis::atBottom)->setLabel(QString());
     // Tick labels only on the lowest time axis: the rows get the height.
     m_baseRect->axis(QCPAxis::atBottom)->setTickLabels(false);
@@ -239,12 +261,8 @@ void GanttView::setTimeline(std::shared_ptr<const PipelineTimeline> timeline)
     for (int i = 0; i < static_cast<int>(m_swatches.size()); ++i)
         if ((i != 2 || split) && (i != 4 || chunks))
             m_swatches[i]->addToLegend(m_legend);
-    const double span = m_gantt->spanMs();
-    QCPAxis* x = m_main->axis(QCPAxis::atBottom);
-    if (m_autoFit || x->range().size() <= 0)
-        x->setRange(0, span * 1.01);
-    else if (x->range().upper < span && x->range().lower <= 0)
-        x->setRange(x->range().lower, span * 1.01); // a longer schedule stays in view
+    fitTimeRange();
+    updateTimeUnit();
     m_selectedStage = std::clamp(m_selectedStage, 0, m_timeline->schedule.stages - 1);
     m_gantt->setSelectedRow(m_expand ? m_selectedStage * m_timeline->schedule.chunks
                                      : m_selectedStage);
@@ -255,10 +273,74 @@ void GanttView::setTimeline(std::shared_ptr<const PipelineTimeline> timeline)
     updateTitle();
 }
 
+void GanttView::fitTimeRange()
+{
+    const double span = m_gantt->spanMs();
+    QCPAxis* x = m_main->axis(QCPAxis::atBottom);
+    const bool jumped = m_shownSpanMs > 0 &&
+                        (span > m_shownSpanMs * kRefitRatio || span * kRefitRatio < m_shownSpanMs);
+    const bool outside = x->range().lower >= span || x->range().upper <= 0;
+    if (jumped || outside)
+        m_autoFit = true; // the user's range belonged to another step
+    m_shownSpanMs = span;
+    if (m_autoFit || x->range().size() <= 0)
+        x->setRange(0, span * 1.01);
+    else if (x->range().upper < span && x->range().lower <= 0)
+        x->setRange(x->range().lower, span * 1.01); // a longer schedule stays in view
+}
+
+void GanttView::updateTimeUnit()
+{
+    const double span = std::max(m_gantt->spanMs(), m_baseline ? m_baseGantt->spanMs() : 0.0);
+    m_unitSeconds = units::timeAxisUnit(span * 1e-3);
+    for (QCPAxisRect* r : {m_main, m_baseRect, m_laneRect})
+        if (auto t = qSharedPointerDynamicCast<MsTicker>(r->axis(QCPAxis::atBottom)->ticker()))
+            t->unitSeconds = m_unitSeconds;
+}
+
+void GanttView::adaptLayoutTo(const QSize& size)
+{
+    // The legend row under the chart breaks into more rows where its entries are wider than
+    // the plot, instead of running under the frame: the most columns whose widest entries
+    // fit side by side.
+    const int room = size.width() - m_legend->margins().left() - m_legend->margins().right() - 8;
+    const QList<QCPAbstractLegendItem*> items = legendItems(m_legend);
+    const int n = int(items.size());
+    int columns = std::max(1, n);
+    for (; columns > 1; --columns) {
+        std::vector<int> widths(std::size_t(columns), 0);
+        for (int i = 0; i < n; ++i) {
+            int& w = widths[std::size_t(i % columns)];
+            w = std::max(w,
+                         static_cast<QCPLayoutElement*>(items[i])->minimumOuterSizeHint().width());
+        }
+        int total = m_legend->columnSpacing() * (columns - 1);
+        for (int w : widths)
+            total += w;
+        if (total <= room)
+            break;
+    }
+    const int wrap = columns < n ? columns : 0;
+    if (wrap != m_legend->wrap()) {
+        m_legend->setWrap(wrap);
+        m_legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+}
+
+void GanttView::exportingChanged(bool on)
+{
+    // The selected stage's band is a cursor for the screen, not part of the schedule.
+    const int row =
+        m_timeline && m_timeline->simulated
+            ? (m_expand ? m_selectedStage * m_timeline->schedule.chunks : m_selectedStage)
+            : -1;
+    m_gantt->setSelectedRow(on ? -1 : row);
+}
+
 void GanttView::updateTitle()
 {
     if (!m_timeline || !m_timeline->simulated) {
-        m_title->setText(chartTitle());
+        setTitleText(chartTitle());
         return;
     }
     const PipelineSchedule& s = m_timeline->schedule;
@@ -273,7 +355,7 @@ void GanttView::updateTitle()
         text += tr(" (baseline %1, %2)")
                     .arg(scheduleName(m_baseline->schedule.kind),
                          units::percent(m_baseline->result.bubble_fraction));
-    m_title->setText(text);
+    setTitleText(text);
 }
 
 void GanttView::setBaseline(std::shared_ptr<const PipelineTimeline> timeline, const QString& label)
@@ -287,6 +369,7 @@ void GanttView::setBaseline(std::shared_ptr<const PipelineTimeline> timeline, co
         if (m_autoFit)
             x->setRange(0, span * 1.01);
     }
+    updateTimeUnit();
     rebuildLayout();
     updateRowTicks();
     updateTitle();

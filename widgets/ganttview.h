@@ -19,16 +19,18 @@ namespace paralens {
 
 class GanttPlottable;
 
-/// The pipeline schedule as a Gantt chart: one row per stage (or per stage and chunk), time in
-/// ms, ops coloured by kind, bubbles empty. Optional: a lane under it with the selected
-/// stage's activations in flight over time, a baseline timeline above it (compare), and a time
-/// cursor (workshop animation). Draws the core's PipelineTimeline and derives nothing.
-/// Mouse: wheel zooms, drag pans, click selects a stage, hover names the op. Keys: + / −
-/// zoom, ← / → pan, Home shows the whole step.
+/// The pipeline schedule as a Gantt chart: one row per stage (or per stage and chunk), keys in
+/// ms (labelled in s from a 1 s step on, like the other views), ops coloured by kind, bubbles
+/// empty. Optional: a lane under it with the selected stage's activations in flight over time, a
+/// baseline timeline above it (compare), and a time cursor (workshop animation). Draws the core's
+/// PipelineTimeline and derives nothing. Mouse: wheel zooms, drag pans, click selects a stage,
+/// hover names the op. Keys: + / − zoom, ← / → pan, Home shows the whole step.
 class GanttView : public ChartView
 {
     Q_OBJECT
 public:
+    static constexpr double kRefitRatio = 3.0;
+
     explicit GanttView(QWidget* parent = nullptr);
     ~GanttView() override;
 
@@ -61,7 +63,9 @@ public:
     /// The start of the first op after `seconds` on any stage, or the pipeline end.
     double nextEventAfter(double seconds) const;
 
-    /// Auto-fit: each new timeline shows its whole step. Off: the time range stays.
+    /// Auto-fit: each new timeline shows its whole step. Off: the time range stays, unless the
+    /// step changed by more than kRefitRatio either way (another model, New, Open, undo),
+    /// which would leave the user's range on a sliver or an empty stretch.
     void setAutoFit(bool on) { m_autoFit = on; }
     bool autoFit() const { return m_autoFit; }
     void zoomBy(double factor);  ///< > 1 zooms in around the range centre
@@ -69,6 +73,8 @@ public:
     void resetZoom();            ///< the whole step; turns auto-fit back on
     double visibleStartMs() const;
     double visibleEndMs() const;
+    /// Seconds per unit of the time axis labels: 1e-3 (ms) or 1 (s).
+    double timeAxisUnitSeconds() const { return m_unitSeconds; }
 
     /// Larger fonts and thicker cursor for a projector.
     void setPresentation(bool on);
@@ -85,6 +91,8 @@ signals:
 protected:
     void clearData() override;
     void applyColors() override;
+    void adaptLayoutTo(const QSize& size) override;
+    void exportingChanged(bool on) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
@@ -94,6 +102,8 @@ private:
     void updateCursor();
     void updateTitle();
     void setRows(QCPAxisRect* rect, GanttPlottable* g);
+    void fitTimeRange();
+    void updateTimeUnit();
     int rowAtPixel(const QPoint& pos, QCPAxisRect** rect = nullptr) const;
 
     std::shared_ptr<const PipelineTimeline> m_timeline, m_baseline;
@@ -117,6 +127,8 @@ private:
     bool m_presentation = false;
     int m_selectedStage = 0;
     double m_cursorSeconds = -1;
+    double m_shownSpanMs = 0;    ///< the span the time range was last fitted or kept for
+    double m_unitSeconds = 1e-3; ///< what the time axes label (the keys stay in ms)
     QPoint m_pressPos;
     std::vector<QCPBars*> m_swatches; ///< legend entries: F, B, W, communication, chunk shade
 };

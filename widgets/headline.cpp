@@ -69,6 +69,14 @@ Headline::Headline(QWidget* parent) : QWidget(parent)
         card->setToolTip(tips[i]);
         m_values[i]->setAccessibleName(figureName(static_cast<Figure>(i)));
         m_cards[i] = card;
+        if (i == StepTime) {
+            // Under the step time, the figure a calibration changes most.
+            m_calibration = new QLabel(card);
+            m_calibration->setObjectName(QStringLiteral("calibrationBadge"));
+            m_calibration->setAccessibleName(tr("Calibration of the figures"));
+            m_calibration->setVisible(false);
+            box->addWidget(m_calibration);
+        }
     }
     m_accuracy = new QLabel(this);
     m_accuracy->setObjectName(QStringLiteral("accuracyNote"));
@@ -149,19 +157,59 @@ QString Headline::accuracyNote() const
     return m_accuracy->text();
 }
 
+QString Headline::figureText(Figure f, const Estimate& e)
+{
+    switch (f) {
+    case StepTime:
+        return units::seconds(e.time.step_seconds);
+    case TokensPerSecond:
+        return units::count(e.throughput.tokens_per_second);
+    case Mfu:
+        return units::percent(e.throughput.mfu);
+    case TflopsPerGpu:
+        return QString::number(e.throughput.tflops_per_gpu, 'f', 0);
+    case PeakMemory:
+        return tr("%1 / %2").arg(units::bytes(e.peak_bytes), units::bytes(e.capacity_bytes));
+    case Fits:
+        return e.fits ? tr("✔ fits") : tr("✘ OOM (stage %1)").arg(e.peak_stage);
+    case FigureCount:
+        break;
+    }
+    return {};
+}
+
 void Headline::setEstimate(const Estimate& e)
 {
     m_valid = true;
     m_fits = e.fits;
-    m_values[StepTime]->setText(units::seconds(e.time.step_seconds));
-    m_values[TokensPerSecond]->setText(units::count(e.throughput.tokens_per_second));
-    m_values[Mfu]->setText(units::percent(e.throughput.mfu));
-    m_values[TflopsPerGpu]->setText(QString::number(e.throughput.tflops_per_gpu, 'f', 0));
-    m_values[PeakMemory]->setText(
-        tr("%1 / %2").arg(units::bytes(e.peak_bytes), units::bytes(e.capacity_bytes)));
-    m_values[Fits]->setText(e.fits ? tr("✔ fits") : tr("✘ OOM (stage %1)").arg(e.peak_stage));
+    for (int f = 0; f < FigureCount; ++f)
+        m_values[f]->setText(figureText(static_cast<Figure>(f), e));
     m_values[Fits]->setToolTip(QString());
+    updateCalibration(e.calibrated);
     applyColors();
+}
+
+void Headline::setCalibrationSource(const QString& source)
+{
+    m_calibrationSource = source;
+    if (!m_calibration->isHidden())
+        updateCalibration(true);
+}
+
+QString Headline::calibrationText() const
+{
+    return m_calibration->isHidden() ? QString() : m_calibration->text();
+}
+
+void Headline::updateCalibration(bool calibrated)
+{
+    m_calibration->setVisible(calibrated);
+    m_calibration->setText(tr("calibrated figures"));
+    QString tip = tr("Collective times and GEMM efficiency come from a measured calibration "
+                     "profile, not from datasheet figures");
+    if (!m_calibrationSource.isEmpty())
+        tip += QStringLiteral("\n") + m_calibrationSource;
+    m_calibration->setToolTip(tip);
 }
 
 void Headline::setInvalid(const QString& reason)
@@ -171,6 +219,7 @@ void Headline::setInvalid(const QString& reason)
         v->setText(QStringLiteral("—"));
     m_values[Fits]->setText(tr("invalid plan"));
     m_values[Fits]->setToolTip(reason);
+    m_calibration->setVisible(false);
     applyColors();
 }
 

@@ -35,6 +35,14 @@ public:
     /// The text of one figure's value, as shown (for tests and the report).
     QString valueText(Figure f) const;
     static QString figureName(Figure f);
+    /// The text a figure shows for an estimate (the strip and the report use it).
+    static QString figureText(Figure f, const Estimate& e);
+    /// A badge says "Calibrated figures" when the estimate's collective and GEMM figures come
+    /// from a measured profile (Estimate::calibrated; setEstimate() shows or hides it);
+    /// `source` names the profile in its tooltip.
+    void setCalibrationSource(const QString& source);
+    /// The calibration badge as shown ("" when hidden).
+    QString calibrationText() const;
     /// A small line under a figure's value (compare mode: the change from the baseline); ""
     /// hides it.
     void setDelta(Figure f, const QString& text);
@@ -54,12 +62,15 @@ protected:
 
 private:
     void applyColors();
+    void updateCalibration(bool calibrated);
     void reflow(int width);
 
     QLabel* m_values[FigureCount] = {};
     QLabel* m_names[FigureCount] = {};
     QLabel* m_deltas[FigureCount] = {};
     QLabel* m_accuracy = nullptr;
+    QLabel* m_calibration = nullptr;
+    QString m_calibrationSource;
     QFrame* m_cards[FigureCount] = {};
     QGridLayout* m_grid = nullptr;
     int m_columns = 0;

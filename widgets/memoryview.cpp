@@ -170,8 +170,13 @@ MemoryView::MemoryView(QWidget* parent) : ChartView(parent)
     m_over->setLineStyle(QCPGraph::lsNone);
 
     m_capacityLine = new QCPItemStraightLine(p);
+    // The label sits in the axis rect's right margin, level with the line: inside the rect
+    // it would cover the tallest bar or the over-capacity marker.
     m_capacityLabel = new QCPItemText(p);
-    m_capacityLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    m_capacityLabel->setClipToAxisRect(false);
+    m_capacityLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    m_capacityLabel->setTextAlignment(Qt::AlignLeft);
+    m_capacityLabel->setPadding(QMargins(4, 0, 2, 0));
     m_capacityLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     m_capacityLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
     m_capacityLine->setVisible(false);
@@ -290,9 +295,57 @@ void MemoryView::setEstimate(const Estimate& estimate, const Scenario& scenario)
     if (hasCapacity) {
         m_capacityLine->point1->setCoords(-1, m_capacityGiB);
         m_capacityLine->point2->setCoords(1, m_capacityGiB);
-        m_capacityLabel->position->setCoords(0.99, m_capacityGiB);
-        m_capacityLabel->setText(tr("HBM capacity %1").arg(units::bytes(estimate.capacity_bytes)));
+        m_capacityLabel->position->setCoords(1.0, m_capacityGiB);
+        m_capacityLabel->setText(tr("HBM capacity\n%1").arg(units::bytes(estimate.capacity_bytes)));
     }
+    // Room for the label in the right margin.
+    const QFontMetrics fm(m_capacityLabel->font());
+    const QRect text = fm.boundingRect(QRect(), Qt::AlignLeft, m_capacityLabel->text());
+    plot()->axisRect()->setMinimumMargins(QMargins(0, 0, hasCapacity ? text.width() + 10 : 0, 0));
+
+    // The legend names the parts this plan holds.
+    for (int part = 0; part < PartCount; ++part) {
+        bool any = false;
+        for (const StageMemory& st : estimate.stages)
+            any |= partBytes(st, static_cast<Part>(part)) > 0;
+        if (any)
+            m_bars[static_cast<std::size_t>(part)]->addToLegend();
+        else
+            m_bars[static_cast<std::size_t>(part)]->removeFromLegend();
+    }
+    if (overKeys.isEmpty())
+        m_over->removeFromLegend();
+    else
+        m_over->addToLegend();
+}
+
+QRectF MemoryView::capacityLabelRect() const
+{
+    if (!m_capacityLabel->visible())
+        return {};
+    return QRectF(m_capacityLabel->topLeft->pixelPosition(),
+                  m_capacityLabel->bottomRight->pixelPosition());
+}
+
+QRectF MemoryView::stageBarRect(int stage) const
+{
+    if (stage < 0 || stage >= stageCount())
+        return {};
+    double total = 0;
+    for (int part = 0; part < PartCount; ++part)
+        total += segmentGiB(static_cast<Part>(part), stage);
+    const QCPAxis* x = plot()->xAxis;
+    const QCPAxis* y = plot()->yAxis;
+    const double half = m_bars[0]->width() / 2;
+    return QRectF(QPointF(x->coordToPixel(stage - half), y->coordToPixel(total)),
+                  QPointF(x->coordToPixel(stage + half), y->coordToPixel(0)))
+        .normalized();
+}
+
+void MemoryView::exportingChanged(bool on)
+{
+    // The stage linked from the Gantt is a screen selection, not part of the figure.
+    m_highlight->setVisible(!on && m_highlighted >= 0);
 }
 
 int MemoryView::stageCount() const

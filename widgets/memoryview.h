@@ -57,10 +57,16 @@ public:
     void setBaseline(const Estimate* baseline);
     /// Baseline total of a stage as drawn (GiB), 0 without a baseline.
     double baselineGiB(int stage) const;
+    /// The "HBM capacity" label: its text, and where the last layout put it (pixels).
+    QCPItemText* capacityLabel() const { return m_capacityLabel; }
+    QRectF capacityLabelRect() const;
+    /// Where the last layout drew a stage's stacked bar (pixels); empty without data.
+    QRectF stageBarRect(int stage) const;
 
 protected:
     void clearData() override;
     void applyColors() override;
+    void exportingChanged(bool on) override;
 
 private:
     void onMouseMove(QMouseEvent* event);

@@ -65,6 +65,16 @@ QString seconds(double s)
     return threeDigits(s * 1e6) + QStringLiteral(" µs");
 }
 
+double timeAxisUnit(double span_seconds)
+{
+    return std::abs(span_seconds) >= 1.0 ? 1.0 : 1e-3;
+}
+
+QString timeAxisUnitName(double unit_seconds)
+{
+    return unit_seconds >= 1.0 ? QStringLiteral("s") : QStringLiteral("ms");
+}
+
 QString count(double n)
 {
     if (!std::isfinite(n))

@@ -16,6 +16,11 @@ QString sizeBytes(double b);
 QString exactBytes(double b);
 /// "12.4 s", "873 ms", "41.2 µs": three significant digits.
 QString seconds(double s);
+/// The unit a time axis uses for times up to `span_seconds`: seconds from 1 s up, else
+/// milliseconds; the same switch as seconds(), so an axis and the headline agree.
+double timeAxisUnit(double span_seconds);
+/// "s" or "ms" for a timeAxisUnit() result.
+QString timeAxisUnitName(double unit_seconds);
 /// "1.23 M", "45.6 k": three significant digits with SI suffix.
 QString count(double n);
 /// "43.1 %".

@@ -127,6 +127,29 @@ private slots:
                  qPrintable(summary->text()));
     }
 
+    // The summary's "N warnings (show)" link lists the warnings under it (a tooltip alone
+    // never showed): the text of the log's WARN line appears, escaped, and "hide" folds it.
+    void warningsOpenFromTheSummary()
+    {
+        CalibrationPanel panel;
+        const std::string log = std::string(kHandLog) + "# NCCL WARN <slow> link & retry\n";
+        QVERIFY(panel.importFiles({write(m_dir, "warned.log", log.c_str())}));
+        const int n = int(panel.profile().warnings.size());
+        QVERIFY(n >= 1);
+        auto* summary = panel.findChild<QLabel*>("calibrationSummary");
+        const QString link = n == 1 ? QStringLiteral("1 warning (show)</a>")
+                                    : QStringLiteral("%1 warnings (show)</a>").arg(n);
+        QVERIFY2(summary->text().contains(link), qPrintable(summary->text()));
+        QVERIFY(!summary->text().contains(QStringLiteral("link &amp; retry")));
+        QVERIFY(summary->textInteractionFlags().testFlag(Qt::LinksAccessibleByMouse));
+        emit summary->linkActivated(QStringLiteral("#warnings"));
+        QVERIFY2(summary->text().contains(QStringLiteral("&lt;slow&gt; link &amp; retry")),
+                 qPrintable(summary->text()));
+        QVERIFY(summary->text().contains(QStringLiteral("(hide)")));
+        emit summary->linkActivated(QStringLiteral("#warnings"));
+        QVERIFY(!summary->text().contains(QStringLiteral("retry")));
+    }
+
     void fixtureLogs_data()
     {
         QTest::addColumn<QString>("path");

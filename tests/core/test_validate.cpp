@@ -183,6 +183,23 @@ private slots:
         row(
             "kv_heads 7", false, [](Scenario& s) { s.model.kv_heads = 7; }, "kv_heads_divide_heads",
             "model.kv_heads");
+        // MLA (DeepSeek-V2 §2.1): one key and value per head; query/key and value dims needed.
+        row(
+            "mla with 8 kv heads", false,
+            [](Scenario& s) {
+                s.model.mla = MlaSpec{1536, 512, 128, 64, 128};
+            },
+            "mla_kv_heads", "model.kv_heads");
+        row(
+            "mla without head dims", false,
+            [](Scenario& s) {
+                s.model.kv_heads = s.model.heads;
+                s.model.mla = MlaSpec{0, 512, 0, 0, 128};
+            },
+            "mla_head_dims", "model.mla.qk_nope_head_dim");
+        row(
+            "mla without kv rank", false, [](Scenario& s) { s.model.mla.v_head_dim = 128; },
+            "mla_needs_kv_lora_rank", "model.mla.kv_lora_rank");
         row(
             "top_k without experts", false, [](Scenario& s) { s.model.moe.top_k = 2; },
             "moe_needs_experts", "model.moe.experts");

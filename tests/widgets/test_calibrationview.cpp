@@ -94,6 +94,62 @@ private slots:
         v.setProfile(CalibrationProfile{});
         QVERIFY(shownMessage(v.plot()).contains("No calibration profile"));
     }
+    // Size tick labels stay apart at any width, empty or not (a narrow dock ran
+    // "16 MiB64 MiB" together), and the legend names the three curves.
+    void sizeLabelsDoNotCollide_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<bool>("withProfile");
+        for (int w : {360, 520, 800, 1400}) {
+            QTest::addRow("empty %d", w) << w << false;
+            QTest::addRow("profile %d", w) << w << true;
+        }
+    }
+    void sizeLabelsDoNotCollide()
+    {
+        QFETCH(int, width);
+        QFETCH(bool, withProfile);
+        CalibrationView v;
+        if (withProfile) {
+            v.setCluster(hgx());
+            v.setProfile(profile());
+        }
+        v.resize(width, 420);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        v.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        for (QCPAxisRect* rect : {v.plot()->axisRect(), v.residualAxisRect()}) {
+            QCPAxis* x = rect->axis(QCPAxis::atBottom);
+            const QFontMetrics fm(x->tickLabelFont());
+            const QVector<double> ticks = x->tickVector();
+            const QVector<QString> labels = x->tickVectorLabels();
+            QVERIFY(ticks.size() >= 2);
+            double lastRight = -1e9;
+            for (int i = 0; i < ticks.size(); ++i) {
+                const double px = x->coordToPixel(ticks[i]);
+                if (px < rect->left() - 1 || px > rect->right() + 1)
+                    continue;
+                const double half = fm.horizontalAdvance(labels[i]) / 2.0;
+                QVERIFY2(px - half > lastRight + 4,
+                         qPrintable(QStringLiteral("'%1' touches the label before it at %2 px")
+                                        .arg(labels[i])
+                                        .arg(width)));
+                lastRight = px + half;
+            }
+        }
+        if (withProfile) {
+            QStringList names;
+            for (QCPAbstractLegendItem* item : ChartView::legendItems(v.plot()->legend))
+                if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item))
+                    names << p->plottable()->name();
+            QVERIFY(v.plot()->legend->visible());
+            QCOMPARE(names.size(), 3);
+            QVERIFY(names.join(' ').contains("measured"));
+            QVERIFY(names.join(' ').contains("datasheet"));
+            QVERIFY(names.join(' ').contains("fitted"));
+        }
+    }
+
     void drawsCoreSeries()
     {
         CalibrationView v;

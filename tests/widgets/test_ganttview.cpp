@@ -156,6 +156,88 @@ private slots:
         QVERIFY(hasW);
     }
 
+    // The user's zoom stays while the step changes a little (a schedule switch) but not when
+    // it changes by more than kRefitRatio (405B → 8B, New, Open, undo): the old range would
+    // show the new schedule as a sliver, or nothing.
+    void timeRangeRefitsWhenTheStepJumps()
+    {
+        GanttView view;
+        view.resize(1000, 500);
+        view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 1.0, 2.0, 0.0));
+        const double span = view.gantt()->spanMs(); // (m + p − 1)(F + B) = 11 · 3 = 33 ms
+        QVERIFY(qAbs(span - 33.0) < 1e-9);
+        view.zoomBy(2.0); // the user zooms: auto-fit off
+        QVERIFY(!view.autoFit());
+        // A 50× shorter step (F = 0.02, B = 0.04 ms): 0.66 ms, the whole of it shown.
+        view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 0.02, 0.04, 0.0));
+        QVERIFY(qAbs(view.gantt()->spanMs() - 0.66) < 1e-9);
+        QCOMPARE(view.visibleStartMs(), 0.0);
+        QVERIFY(qAbs(view.visibleEndMs() - 0.66 * 1.01) < 1e-9);
+        // Zoomed again, a 10× longer step is shown whole too.
+        view.zoomBy(2.0);
+        view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 0.2, 0.4, 0.0));
+        QVERIFY(qAbs(view.visibleEndMs() - 6.6 * 1.01) < 1e-9);
+        // A small change (6.6 → 7.7 ms) keeps the zoom.
+        view.zoomBy(2.0);
+        const double lo = view.visibleStartMs(), hi = view.visibleEndMs();
+        view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 0.3, 0.4, 0.0));
+        QCOMPARE(view.visibleStartMs(), lo);
+        QCOMPARE(view.visibleEndMs(), hi);
+    }
+
+    // Time axes use the headline's unit: ms below a 1 s step, s from 1 s on.
+    void timeAxisUnitFollowsTheStep()
+    {
+        GanttView view;
+        view.resize(1000, 500);
+        view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 1.0, 2.0, 0.0)); // 33 ms
+        QCOMPARE(view.timeAxisUnitSeconds(), 1e-3);
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCPAxis* lane = view.memoryLane()->keyAxis();
+        QCOMPARE(lane->label(), QStringLiteral("time (ms)"));
+        view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 100.0, 200.0, 0.0)); // 3.3 s
+        QCOMPARE(view.timeAxisUnitSeconds(), 1.0);
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(lane->label(), QStringLiteral("time (s)"));
+        // The keys stay in ms; the labels read seconds: a tick at 2000 ms reads "2".
+        const QVector<double> ticks = lane->tickVector();
+        const QVector<QString> labels = lane->tickVectorLabels();
+        bool checked = false;
+        for (int i = 0; i < ticks.size(); ++i)
+            if (qAbs(ticks[i] - 2000.0) < 1e-9) {
+                QCOMPARE(labels[i], QStringLiteral("2"));
+                checked = true;
+            }
+        QVERIFY2(checked, "a tick at 2000 ms");
+    }
+
+    // Exports leave out the selected stage's band (a screen cursor), and it comes back.
+    void exportHidesTheSelection()
+    {
+        GanttView view;
+        view.resize(800, 400);
+        view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 1.0, 2.0, 0.0));
+        view.setMemoryLaneVisible(false); // the lane is the selected stage's data, not a mark
+        view.setSelectedStage(2);
+        auto grab = [&] {
+            QImage img(QSize(800, 400), QImage::Format_RGB32);
+            img.fill(Qt::white);
+            QCPPainter painter(&img);
+            view.plot()->toPainter(&painter, img.width(), img.height());
+            return img;
+        };
+        const QImage selected = grab();
+        view.setExporting(true);
+        const QImage exported = grab();
+        view.setExporting(false);
+        QVERIFY(selected != exported);
+        QCOMPARE(grab(), selected);
+        view.setSelectedStage(0);
+        view.setExporting(true);
+        QCOMPARE(grab(), exported); // the same picture whichever stage is selected
+        view.setExporting(false);
+    }
+
     void chunksExpandIntoRows()
     {
         GanttView view;

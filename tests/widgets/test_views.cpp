@@ -54,6 +54,15 @@ Estimate twoStages()
     e.throughput.tflops_per_gpu = 427.4;
     return e;
 }
+QStringList legendNames(QCustomPlot* plot)
+{
+    QStringList names;
+    for (QCPAbstractLegendItem* i : ChartView::legendItems(plot->legend))
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(i))
+            names << item->plottable()->name();
+    return names;
+}
+
 } // namespace
 
 class TestViews : public QObject
@@ -114,17 +123,138 @@ private slots:
         BreakdownView view;
         view.resize(800, 300);
         view.setEstimate(twoStages());
-        QCOMPARE(view.axisUnitSeconds(), 1e-3); // 2.5 s step is shown in ms
+        // A 2.5 s step: the axis is in seconds, as the headline's "2.50 s" (units::seconds
+        // switches to s from 1 s on); a 0.5 s step is in ms, as the headline's "500 ms".
+        QCOMPARE(view.axisUnitSeconds(), 1.0);
+        QVERIFY(view.plot()->xAxis->label().startsWith(QStringLiteral("s ")));
         QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::Compute), 1.5));
         QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::Bubble), 0.4));
         QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::ExposedTp), 0.3));
         QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::ExposedDp), 0.15));
         QVERIFY(qFuzzyCompare(view.segmentSeconds(BreakdownView::HiddenDp), 0.6));
         QCOMPARE(view.segmentSeconds(BreakdownView::ExposedCp), 0.0);
-        Estimate longStep = twoStages();
-        longStep.time.step_seconds = 20;
-        view.setEstimate(longStep);
-        QCOMPARE(view.axisUnitSeconds(), 1.0);
+        Estimate shortStep = twoStages();
+        shortStep.time.step_seconds = 0.5;
+        view.setEstimate(shortStep);
+        QCOMPARE(view.axisUnitSeconds(), 1e-3);
+        QVERIFY(view.plot()->xAxis->label().startsWith(QStringLiteral("ms ")));
+    }
+
+    // The legend lists what this plan spends time on: twoStages() has TP, PP and DP traffic
+    // (exposed or hidden) and no CP, EP or offload, as a dense model without CP.
+    void breakdownLegendOmitsZeroCategories()
+    {
+        BreakdownView view;
+        view.resize(800, 300);
+        view.setEstimate(twoStages());
+        const QStringList names = legendNames(view.plot());
+        for (const char* shown :
+             {"Compute", "Pipeline bubble", "TP comm", "PP comm", "DP comm", "Optimizer step"})
+            QVERIFY2(names.contains(QLatin1String(shown)), qPrintable(names.join(", ")));
+        for (const char* absent : {"CP comm", "EP comm", "Offload"})
+            QVERIFY2(!names.contains(QLatin1String(absent)), qPrintable(names.join(", ")));
+        Estimate moe = twoStages();
+        moe.time.overlapped.ep = 0.1; // EP traffic, all of it hidden, still names EP
+        view.setEstimate(moe);
+        QVERIFY(legendNames(view.plot()).contains(QStringLiteral("EP comm")));
+    }
+
+    // At 1024×700 the breakdown gets ~480×200 px: its legend flows into columns instead of
+    // drawing entries over each other, and every entry stays inside the plot.
+    void smallChartsKeepLegendEntriesApart_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("480x200") << QSize(480, 200);
+        QTest::newRow("360x150") << QSize(360, 150);
+        QTest::newRow("900x500") << QSize(900, 500);
+    }
+    void smallChartsKeepLegendEntriesApart()
+    {
+        QFETCH(QSize, size);
+        BreakdownView breakdown;
+        Estimate e = twoStages();
+        e.time.exposed.cp = 0.01;
+        e.time.exposed.ep = 0.01;
+        e.time.offload_seconds = 0.01; // all nine entries
+        breakdown.setEstimate(e);
+        MemoryView memory;
+        memory.setEstimate(twoStages(), defaultScenario());
+        TopologyView topology;
+        topology.setScenario(defaultScenario()); // 8 TP groups in the legend
+        for (ChartView* view : std::initializer_list<ChartView*>{&breakdown, &memory, &topology}) {
+            view->resize(size);
+            view->show();
+            QVERIFY(QTest::qWaitForWindowExposed(view));
+            view->plot()->replot(QCustomPlot::rpImmediateRefresh);
+            const auto items = ChartView::legendItems(view->plot()->legend);
+            const QRect area = view->plot()->rect();
+            QVERIFY(items.size() >= 7);
+            for (int i = 0; i < items.size(); ++i) {
+                const QRect a = items[i]->outerRect();
+                QVERIFY2(area.contains(a), qPrintable(view->chartId()));
+                for (int j = i + 1; j < items.size(); ++j)
+                    QVERIFY2(!a.intersects(items[j]->outerRect()),
+                             qPrintable(QStringLiteral("%1: entries %2 and %3 overlap")
+                                            .arg(view->chartId())
+                                            .arg(i)
+                                            .arg(j)));
+            }
+            // The title is never wider than the plot: it wraps instead.
+            const QFontMetrics fm(view->plot()->font());
+            for (const QString& line : view->drawnTitle().split(QLatin1Char('\n')))
+                QVERIFY(fm.horizontalAdvance(line) <= area.width());
+        }
+    }
+
+    // "HBM capacity" sits beside the plot, level with its line: never over a bar or the
+    // over-capacity marker, and not cut off.
+    void capacityLabelClearsTheBars_data()
+    {
+        QTest::addColumn<double>("tallestGiB");
+        QTest::newRow("over capacity") << 96.5;
+        QTest::newRow("just under") << 79.0;
+        QTest::newRow("far under") << 30.0;
+    }
+    void capacityLabelClearsTheBars()
+    {
+        QFETCH(double, tallestGiB);
+        Estimate e = twoStages();
+        e.stages[1].activations += (tallestGiB - e.stages[1].total() / units::kGiB) * units::kGiB;
+        MemoryView view;
+        view.resize(520, 260);
+        view.setEstimate(e, defaultScenario());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        const QRectF label = view.capacityLabelRect();
+        QVERIFY(!label.isEmpty());
+        QVERIFY(view.capacityLabel()->text().contains(QStringLiteral("80.0 GiB")));
+        QVERIFY2(QRectF(view.plot()->rect()).contains(label), "the label is cut off");
+        for (int s = 0; s < view.stageCount(); ++s) {
+            const QRectF bar = view.stageBarRect(s);
+            // The over-capacity marker (an 11 px triangle) sits on the bar's top edge.
+            const QRectF marker(bar.center().x() - 6, bar.top() - 6, 12, 12);
+            QVERIFY2(!label.intersects(bar) && !label.intersects(marker),
+                     qPrintable(QStringLiteral("stage %1").arg(s)));
+        }
+        QVERIFY(!label.intersects(view.plot()->legend->outerRect()));
+        // Level with the capacity line.
+        const double lineY = view.plot()->yAxis->coordToPixel(80.0);
+        QVERIFY(label.top() <= lineY && label.bottom() >= lineY);
+    }
+
+    void headlineSaysWhenCalibrated()
+    {
+        Headline h;
+        Estimate e = twoStages();
+        h.setEstimate(e);
+        QVERIFY(h.calibrationText().isEmpty()); // datasheet figures: no badge
+        e.calibrated = true;
+        h.setCalibrationSource(QStringLiteral("measured calibration profile h100.json"));
+        h.setEstimate(e);
+        QVERIFY(h.calibrationText().contains(QStringLiteral("calibrated")));
+        h.setInvalid(QStringLiteral("no plan"));
+        QVERIFY(h.calibrationText().isEmpty());
     }
 
     void headlineFormatsWithUnits()
