@@ -9,6 +9,7 @@
 #include "app/helpmenu.h"
 #include "app/import_model_action.h"
 #include "app/launchdock.h"
+#include "app/plandocks.h"
 #include "app/report.h"
 #include "app/theme.h"
 #include "app/tooldocks.h"
@@ -173,6 +174,7 @@ void MainWindow::createActions()
     // Built first, so that File ▸ Export Chart lists the docks' charts too.
     auto* toolsMenu = new QMenu(tr("&Tools"), this);
     m_tools = new ToolDocks(this, m_doc, toolsMenu);
+    auto* planDocks = new PlanDocks(this, m_doc, toolsMenu); // Fit advice, Plan map
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newDocument);
@@ -192,7 +194,7 @@ void MainWindow::createActions()
     connect(m_importModel, &ModelImportAction::failed, this, &MainWindow::showError);
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export Chart"));
-    for (ChartView* c : charts() + m_tools->charts())
+    for (ChartView* c : charts() + m_tools->charts() + planDocks->charts())
         exportMenu->addAction(tr("%1…").arg(c->chartTitle()), this,
                               [this, c] { exportChartDialog(c); });
     file->addAction(tr("Export &Report (PDF)…"), this, &MainWindow::exportReportDialog);
@@ -223,6 +225,8 @@ void MainWindow::createActions()
     connect(m_compare, &Comparison::pinnedChanged, unpin, &QAction::setEnabled);
     menuBar()->addMenu(toolsMenu);
     m_help = new HelpMenu(this, menuBar()->addMenu(tr("&Help")));
+    for (ChartView* c : planDocks->charts())
+        connect(c, &ChartView::exportRequested, this, &MainWindow::exportChartDialog);
     connect(m_tools->accuracyPanel(), &AccuracyPanel::noteChanged, m_headline,
             &Headline::setAccuracyNote);
     for (ChartView* c : m_tools->charts())

@@ -76,7 +76,7 @@ private slots:
             if (a->text() == "&Tools")
                 tools = a->menu();
         QVERIFY(tools);
-        QCOMPARE(tools->actions().size(), 3);
+        QCOMPARE(tools->actions().size(), 6); // and a separator, Fit advice, Plan map (PlanDocks)
         auto* search = w.findChild<QDockWidget*>("SearchDock");
         auto* calibration = w.findChild<QDockWidget*>("CalibrationDock");
         auto* accuracy = w.findChild<QDockWidget*>("AccuracyDock");

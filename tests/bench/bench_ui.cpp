@@ -2,15 +2,18 @@
 // ui_update: one slider tick to every view repainted, offscreen at 1600x1000. A tick is the
 // key press on the TP slider (panel, document, undo stack), the synchronous evaluation and
 // replot of every chart, and a grab() of the whole window. Cases: the default scenario, and
-// p = 64, m = 1024, v = 2 (262k ops in the Gantt; TP 8 <-> 4 halves m on every other tick).
+// p = 64, m = 1024, v = 2 (262k ops in the Gantt; TP 8 <-> 4 halves m on every other tick);
+// and the default with the plan map dock open.
 #include "app/document.h"
 #include "app/mainwindow.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
 #include "widgets/controlpanel.h"
+#include "widgets/planmapview.h"
 #include "widgets/snapslider.h"
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QSlider>
 #include <QTest>
@@ -81,6 +84,17 @@ int main(int argc, char** argv)
     // PARALENS_BENCH_CASE=default stops here (to profile one case, e.g. under callgrind).
     if (qEnvironmentVariable("PARALENS_BENCH_CASE") == QLatin1String("default"))
         return 0;
+    // The same with the plan map open: a TP tick only moves its outline (the map is kept).
+    auto* mapDock = window.findChild<QDockWidget*>(QStringLiteral("PlanMapDock"));
+    auto* map = window.findChild<paralens::PlanMapView*>();
+    if (!mapDock || !map)
+        return 1;
+    mapDock->show();
+    if (!QTest::qWaitFor([&] { return !map->isComputing(); }, 120000))
+        return 1;
+    if (!runCase(window, "default-planmap"))
+        return 1;
+    mapDock->hide();
     // p = 64, v = 2 needs 128 layers: llama3-70b's shape with 128 of them.
     paralens::Scenario big = paralens::defaultScenario();
     big.model_id.clear();
