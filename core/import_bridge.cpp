@@ -289,13 +289,7 @@ LaunchImport importBridgeScript(std::string_view text, ImportContext& ctx)
             ctx.fail("ddp.num_distributed_optimizer_instances", "does not divide the DP degree");
         s.parallel.shard_group = s.parallel.dp / int(*instances);
     }
-    const auto unread = o.unread();
-    if (!unread.empty()) {
-        std::string list;
-        for (std::size_t i = 0; i < unread.size() && i < 12; ++i)
-            list += (i ? ", " : "") + unread[i];
-        ctx.notes.push_back("not modelled, ignored: " + list + (unread.size() > 12 ? ", ..." : ""));
-    }
+    ctx.noteUnread(o.unread());
     return out;
 }
 

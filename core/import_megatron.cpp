@@ -311,13 +311,7 @@ LaunchImport importMegatronScript(std::string_view text, ImportContext& ctx)
     }
     if (!f.has("--global-batch-size"))
         s.training.global_batch = s.training.micro_batch * s.parallel.dp;
-    const auto unread = f.unread();
-    if (!unread.empty()) {
-        std::string list;
-        for (std::size_t i = 0; i < unread.size() && i < 12; ++i)
-            list += (i ? ", " : "") + unread[i];
-        ctx.notes.push_back("not modelled, ignored: " + list + (unread.size() > 12 ? ", ..." : ""));
-    }
+    ctx.noteUnread(f.unread());
     return out;
 }
 

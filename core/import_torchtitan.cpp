@@ -307,13 +307,7 @@ LaunchImport importTorchtitanToml(std::string_view text, ImportContext& ctx)
             : local;
     s.training.micro_batch = int(micro);
     s.training.global_batch = int(global > 0 ? global : local * p.dp);
-    const auto unread = r.unread();
-    if (!unread.empty()) {
-        std::string list;
-        for (std::size_t i = 0; i < unread.size() && i < 12; ++i)
-            list += (i ? ", " : "") + unread[i];
-        ctx.notes.push_back("not modelled, ignored: " + list + (unread.size() > 12 ? ", ..." : ""));
-    }
+    ctx.noteUnread(r.unread());
     return out;
 }
 

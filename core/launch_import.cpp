@@ -18,6 +18,16 @@ void ImportContext::fail(const std::string& field, const std::string& what) cons
     throw InputError(field, source + ": " + (field.empty() ? "" : field + ": ") + what);
 }
 
+void ImportContext::noteUnread(const std::vector<std::string>& unread)
+{
+    if (unread.empty())
+        return;
+    std::string list;
+    for (std::size_t i = 0; i < unread.size() && i < 12; ++i)
+        list += (i ? ", " : "") + unread[i];
+    notes.push_back("not modelled, ignored: " + list + (unread.size() > 12 ? ", ..." : ""));
+}
+
 bool sameShape(const ModelSpec& a, const ModelSpec& b)
 {
     ModelSpec x = a, y = b;

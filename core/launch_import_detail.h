@@ -24,6 +24,8 @@ struct ImportContext
     std::vector<std::string>& notes;
     const SiblingReader& read_sibling;
     [[noreturn]] void fail(const std::string& field, const std::string& what) const;
+    /// Notes the options or keys a reader did not model (the first twelve), if any.
+    void noteUnread(const std::vector<std::string>& unread);
 };
 
 /// True when two models have the same shape (every figure the launch files carry; the name
