@@ -62,6 +62,20 @@ std::optional<ModelSpec> modelShape(const Flags& f, const ImportContext& ctx, bo
     m.head_dim = f.integer("--kv-channels", 1, bounds::kMaxHidden).value_or(0);
     if (m.head_dim == m.hidden / m.heads && m.hidden % m.heads == 0)
         m.head_dim = 0;
+    if (f.has("--multi-latent-attention")) {
+        // Every width is required: paralens does not guess Megatron's defaults.
+        auto need = [&](std::string_view name) {
+            const auto v = f.integer(name, 1, bounds::kMaxHidden);
+            if (!v)
+                ctx.fail(std::string(name), "missing with --multi-latent-attention");
+            return *v;
+        };
+        m.mla.q_lora_rank = f.integer("--q-lora-rank", 1, bounds::kMaxHidden).value_or(0);
+        m.mla.kv_lora_rank = need("--kv-lora-rank");
+        m.mla.qk_nope_head_dim = need("--qk-head-dim");
+        m.mla.qk_rope_head_dim = need("--qk-pos-emb-head-dim");
+        m.mla.v_head_dim = need("--v-head-dim");
+    }
     m.gated_mlp = f.has("--swiglu");
     const auto ffn = f.integer("--ffn-hidden-size", 1, bounds::kMaxFfnHidden);
     if (!ffn)

@@ -204,6 +204,15 @@ void megatronModelArgs(const ModelSpec& m, ArgList& a)
     }
     if (m.head_dim > 0)
         a.opt("--kv-channels", m.head_dim);
+    if (m.mla.enabled()) { // Megatron-Core MLATransformerConfig: qk_head_dim is the no-RoPE part
+        a.flag("--multi-latent-attention");
+        if (m.mla.q_lora_rank > 0)
+            a.opt("--q-lora-rank", m.mla.q_lora_rank);
+        a.opt("--kv-lora-rank", m.mla.kv_lora_rank);
+        a.opt("--qk-head-dim", m.mla.qk_nope_head_dim);
+        a.opt("--qk-pos-emb-head-dim", m.mla.qk_rope_head_dim);
+        a.opt("--v-head-dim", m.mla.v_head_dim);
+    }
     a.opt("--ffn-hidden-size", m.ffn_hidden);
     if (m.gated_mlp) {
         // The gated (Llama-family) models paralens holds all use RMSNorm, RoPE and no biases.

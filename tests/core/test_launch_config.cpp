@@ -556,6 +556,28 @@ private slots:
             QVERIFY2(back.scenario == s, qPrintable(describe(s, back.scenario)));
         }
     }
+
+    void latentAttentionTravelsWithTheShape()
+    {
+        // DeepSeek-V3's MLA (its config.json: q_lora_rank 1536, kv_lora_rank 512, qk_nope 128,
+        // qk_rope 64, v 128) as a custom model, so no preset id can restore it: the Megatron
+        // script must carry the widths, and reading it back must give them again.
+        Scenario s = base("deepseek-v3", 256, Framework::Megatron);
+        s.parallel = {.tp = 2, .pp = 8, .dp = 16, .ep = 16, .sequence_parallel = true, .zero = 1};
+        s.model_id.clear();
+        s.model.name = "My MLA model";
+        const LaunchConfig c = launchConfig(s, LaunchFramework::Megatron);
+        const std::string text = c.files.front().text;
+        for (const char* want :
+             {"--multi-latent-attention", "--q-lora-rank 1536", "--kv-lora-rank 512",
+              "--qk-head-dim 128", "--qk-pos-emb-head-dim 64", "--v-head-dim 128"})
+            QVERIFY2(text.find(want) != std::string::npos, want);
+        const LaunchImport back = roundTrip(c);
+        QCOMPARE(back.scenario.model.mla.kv_lora_rank, std::int64_t(512));
+        QCOMPARE(back.scenario.model.mla.q_lora_rank, std::int64_t(1536));
+        QCOMPARE(back.scenario.model.mla.qk_rope_head_dim, std::int64_t(64));
+        QCOMPARE(back.scenario.model.mla.v_head_dim, std::int64_t(128));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLaunchConfig)
