@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/mainwindow.h"
-#include "app/tourcontroller.h"
 #include "app/accuracypanel.h"
 #include "app/autosave.h"
 #include "app/compare.h"
@@ -13,6 +12,7 @@
 #include "app/report.h"
 #include "app/theme.h"
 #include "app/tooldocks.h"
+#include "app/tourcontroller.h"
 #include "app/workshop.h"
 #include "core/evaluate.h"
 #include "core/presets.h"

@@ -32,8 +32,8 @@ public:
     QAction* nextAction() const { return m_next; }
     QAction* previousAction() const { return m_previous; }
 
-    /// Reads a tour file (or a bundled tour by id) and shows its first step; shows the error and returns false when it
-    /// cannot be read or run.
+    /// Reads a tour file (or a bundled tour by id) and shows its first step; shows the error and
+    /// returns false when it cannot be read or run.
     bool openTour(const QString& path);
     /// Shows an already parsed tour from its first step (InputError when a caption fails).
     void setTour(const Tour& tour);

@@ -31,9 +31,9 @@ struct Value
     std::int64_t integer = 0;
     double number = 0;
     bool boolean = false;
-    std::vector<Value> items;                           ///< Array
+    std::vector<Value> items;   ///< Array
     std::vector<Entry> entries; ///< Table, in file order
-    int line = 0;                                       ///< where the value starts, 1-based
+    int line = 0;               ///< where the value starts, 1-based
 
     /// The entry `key` of a table, or nullptr.
     const Value* find(std::string_view key) const;
