@@ -37,14 +37,6 @@ struct StageSweep
     double dp_hidden_slow = 0; ///< DP seconds per step hidden on the critical stage
 };
 
-// The time one micro-batch keeps a stage busy, which its DP collectives may run beside: its
-// kernels and its TP, CP and EP collectives (on other links: NCCL runs each communicator on
-// its own stream), forward and backward (input and weight gradients).
-struct BusyWindow
-{
-    double forward = 0, backward = 0;
-};
-
 // Per-micro-batch times of one stage: its layers' kernels, the LM head on the last stage, and
 // the TP, CP and EP collectives its layers run.
 StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
@@ -93,9 +85,12 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
             memo = Memo{sp.dense, sp.expert, units, dpCosts(sm.comm, sm.dp, fw, sp, units),
                         optimizerTimes(*in.scenario, fw, *in.constants, sp, sm.hbm)};
         const DpCosts& dp = memo.dp;
-        const BusyWindow win{t.forward_seconds, t.backward_seconds + t.weight_seconds};
-        const double hiddenF = std::min(dp.hideable_forward, win.forward);
-        const double hiddenB = std::min(dp.hideable_backward, win.backward);
+        // What one micro-batch keeps the stage busy with, which its DP collectives may run
+        // beside: its kernels and its TP, CP and EP collectives (on other links; NCCL runs each
+        // communicator on its own stream).
+        const double busyF = t.forward_seconds, busyB = t.backward_seconds + t.weight_seconds;
+        const double hiddenF = std::min(dp.hideable_forward, busyF);
+        const double hiddenB = std::min(dp.hideable_backward, busyB);
         // ZeRO-2/3's per-micro-batch collectives hide only while that micro-batch keeps the stage
         // busy; the once-per-step ones get what they leave of the last one.
         // Hidden collectives still hold ModelConstants::comm_sm_share of the SMs, which the
@@ -112,7 +107,7 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         // backward's compute (ModelConstants::dp_overlap_fraction; 1 = all of it) that the
         // per-micro-batch collectives left free, unless it is issued only after that backward.
         const bool underBackward = fw.overlap_grad_reduce && !dp.grad_tail_after_backward;
-        const double freeB = win.backward - hiddenB, freeF = win.forward - hiddenF;
+        const double freeB = busyB - hiddenB, freeF = busyF - hiddenF;
         const double gradWindow =
             slackB + (underBackward ? in.constants->dp_overlap_fraction * freeB : 0.0);
         const double paramWindow = slackF + (fw.overlap_param_gather ? freeF : 0.0);
