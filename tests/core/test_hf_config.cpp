@@ -298,7 +298,7 @@ private slots:
         QTest::newRow("nested 100000 deep")
             << QByteArray::fromStdString("{\"architectures\": " + std::string(100000, '[') +
                                          std::string(100000, ']') + "}")
-            << "architectures: ";
+            << "architectures: expected class names (strings), got an array";
         QTest::newRow("NUL byte") << QByteArray("{\"architectures\": [\"LlamaForCausalLM\"]\0}", 40)
                                   << "malformed JSON";
         QTest::newRow("numbers as strings everywhere")

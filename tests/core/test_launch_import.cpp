@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cstring>
 #include <fstream>
 
 using namespace paralens;
@@ -112,6 +113,49 @@ private slots:
         QCOMPARE(s.training.global_batch, 64);
         QCOMPARE(s.training.seq_len, 8192);
         QVERIFY(s.training.framework == Framework::FSDP);
+    }
+
+    // DeepSeek-V3 (tp 2, pp 8, ep 16 on 256 GPUs) as each framework that can carry its MLA
+    // writes it. The widths read back are DeepSeek-V3's config.json figures (q_lora_rank 1536,
+    // kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128). Without
+    // the paralens header line, the scripts' shape alone (MLA included) names the preset.
+    void deepseekV3FilesCarryLatentAttention()
+    {
+        for (const char* name :
+             {"megatron-deepseek-v3.sh", "bridge-deepseek-v3.sh", "torchtitan-deepseek-v3.toml"}) {
+            std::ifstream f(kFiles + name);
+            std::string text((std::istreambuf_iterator<char>(f)), {});
+            for (bool header : {true, false}) {
+                if (!header) {
+                    const auto at = text.find("# paralens: model=");
+                    QVERIFY(at != std::string::npos);
+                    text.erase(at, text.find('\n', at) - at + 1);
+                }
+                const LaunchImport in = importLaunch(text, name);
+                const Scenario& s = in.scenario;
+                QVERIFY2(s.model_id == "deepseek-v3", name);
+                QCOMPARE(s.model.layers, 61);
+                QCOMPARE(s.model.mla.q_lora_rank, std::int64_t(1536));
+                QCOMPARE(s.model.mla.kv_lora_rank, std::int64_t(512));
+                QCOMPARE(s.model.mla.qk_nope_head_dim, std::int64_t(128));
+                QCOMPARE(s.model.mla.qk_rope_head_dim, std::int64_t(64));
+                QCOMPARE(s.model.mla.v_head_dim, std::int64_t(128));
+                QCOMPARE(s.gpus, 256);
+                QCOMPARE(s.parallel.ep, 16);
+            }
+        }
+        // A Megatron script of that shape with its MLA flags removed is no longer DeepSeek-V3.
+        std::ifstream f(kFiles + std::string("megatron-deepseek-v3.sh"));
+        std::string text((std::istreambuf_iterator<char>(f)), {});
+        text.erase(text.find("# paralens: model="),
+                   text.find('\n', text.find("# paralens: model=")) -
+                       text.find("# paralens: model=") + 1);
+        const auto mla = text.find("--multi-latent-attention");
+        QVERIFY(mla != std::string::npos);
+        text.replace(mla, std::strlen("--multi-latent-attention"), "");
+        const LaunchImport in = importLaunch(text, "no-mla.sh");
+        QVERIFY(!in.scenario.model.isMla());
+        QVERIFY(in.scenario.model_id != "deepseek-v3");
     }
 
     // A DeepSpeed JSON alone: 256 / (2 × 16) = 8 replicas; the model comes from --model.
@@ -275,9 +319,10 @@ private slots:
             QString("duplicate key 'train_batch_size'"));
         const std::string deep =
             "{\"zero_optimization\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
-        QVERIFY_CONTAINS(errorOf(deep, {"llama3-8b", ""}), QString("zero_optimization"));
+        QVERIFY_CONTAINS(errorOf(deep, {"llama3-8b", ""}),
+                         QString("zero_optimization: expected an object, got an array"));
         QVERIFY_CONTAINS(errorOf(std::string("{\"train_batch_size\": 8\0}", 24), {"llama3-8b", ""}),
-                         QString("f"));
+                         QString("f:1:23: malformed JSON"));
     }
 
     void hugeFileIsRefusedBySize()
