@@ -196,6 +196,17 @@ void addMlaProjections(const ModelSpec& m, const Dims& d, const KernelModel& k, 
              lt.w);
 }
 
+// Host calls of Megatron's activation-checkpoint function per checkpointed layer and micro-batch
+// (CheckpointFunction in megatron/core/tensor_parallel/random.py, mpu/random.py in the legacy
+// tree; checkpoint_num_layers 1): the forward saves the CPU, CUDA and tracker RNG states (3); the
+// backward reads the current three, restores the saved three, detaches the two inputs, enters
+// enable_grad, puts the three states back after the recomputed forward, runs
+// torch.autograd.backward and gathers the two input gradients (14).
+double checkpointHostCalls(const TrainingSettings& tr)
+{
+    return tr.recompute == Recompute::Full && tr.framework != Framework::FSDP ? 3 + 14 : 0;
+}
+
 // Kernel-launch time of one layer per micro-batch: the forward's kernels, twice as many in
 // backward (each op's input and weight gradient), and what recomputation launches again.
 void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr,
@@ -221,7 +232,7 @@ void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSetti
     const double ops = forwardHostOpsPerLayer(m, pl, tr, moe);
     const double recOps = rec == fwd ? ops : rec;
     lt.host_f = ops * t;
-    lt.host_b = (3 * ops + recOps) * t;
+    lt.host_b = (3 * ops + recOps + checkpointHostCalls(tr)) * t;
 }
 
 } // namespace
