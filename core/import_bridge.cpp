@@ -143,6 +143,21 @@ std::optional<ModelSpec> modelShape(const Overrides& o, const ImportContext& ctx
     m.vocab = o.integer("model.vocab_size", 1, bounds::kMaxVocab).value_or(0);
     if (m.vocab == 0)
         ctx.fail("model.vocab_size", "missing; the overrides give the rest of the shape");
+    if (o.boolean("model.multi_latent_attention").value_or(false)) {
+        // Every width but q_lora_rank (null: queries straight from h) is required: paralens
+        // does not guess the recipe's values.
+        auto need = [&](const std::string& key) {
+            const auto v = o.integer(key, 1, bounds::kMaxHidden);
+            if (!v)
+                ctx.fail(key, "missing with model.multi_latent_attention=true");
+            return *v;
+        };
+        m.mla.q_lora_rank = o.integer("model.q_lora_rank", 1, bounds::kMaxHidden).value_or(0);
+        m.mla.kv_lora_rank = need("model.kv_lora_rank");
+        m.mla.qk_nope_head_dim = need("model.qk_head_dim");
+        m.mla.qk_rope_head_dim = need("model.qk_pos_emb_head_dim");
+        m.mla.v_head_dim = need("model.v_head_dim");
+    }
     m.moe.experts = readInt(o, "model.num_moe_experts", 0, 1, bounds::kMaxExperts);
     if (m.moe.experts == 0)
         return m;

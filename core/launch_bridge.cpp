@@ -8,6 +8,7 @@
 #include "core/launch_megatron.h"
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,12 @@ const std::vector<std::pair<std::string, std::string>>& bridgeRecipes()
         {"deepseek-v3", "deepseek_v3_pretrain_config"},
     };
     return recipes;
+}
+
+bool bridgeRecipeIsMla(std::string_view recipe)
+{
+    // deepseek_v3_pretrain_config: AutoBridge's provider for DeepSeek-V3 is MLAModelProvider.
+    return recipe.rfind("deepseek_", 0) == 0;
 }
 
 namespace {
@@ -50,15 +57,17 @@ private:
     std::vector<std::pair<std::string, std::string>> m_items;
 };
 
-// The recipe of the model, else a base of its kind (dense or MoE) whose every shape field the
-// overrides replace; *note says so.
+// The recipe of the model, else a base of its kind (MLA, MoE or dense) whose every shape field
+// the overrides replace; *note says so. An MLA model needs an MLA provider (the model.q_lora_rank
+// ... fields exist only on MLAModelProvider), so its base is the DeepSeek-V3 recipe.
 std::string recipeFor(const Scenario& s, std::string* note)
 {
     for (const auto& [id, recipe] : bridgeRecipes())
-        if (id == s.model_id)
+        if (id == s.model_id && bridgeRecipeIsMla(recipe) == s.model.isMla())
             return recipe;
-    const std::string base =
-        s.model.isMoe() ? "qwen3_30b_a3b_pretrain_config" : "llama3_8b_pretrain_config";
+    const std::string base = s.model.isMla()   ? "deepseek_v3_pretrain_config"
+                             : s.model.isMoe() ? "qwen3_30b_a3b_pretrain_config"
+                                               : "llama3_8b_pretrain_config";
     *note = "# Megatron-Bridge has no recipe for " + s.model.name + ": " + base +
             " is the base, every shape field overridden.\n";
     return base;
@@ -114,6 +123,15 @@ void model(const ModelSpec& m, Overrides& o)
     o.setBool("model.gated_linear_unit", m.gated_mlp);
     o.setBool("model.share_embeddings_and_output_weights", m.tied_embeddings);
     o.set("model.vocab_size", m.vocab);
+    if (m.isMla()) { // MLATransformerConfig: qk_head_dim is the no-RoPE part of a head
+        o.setBool("model.multi_latent_attention", true);
+        o.set("model.q_lora_rank",
+              m.mla.q_lora_rank > 0 ? std::to_string(m.mla.q_lora_rank) : "null");
+        o.set("model.kv_lora_rank", m.mla.kv_lora_rank);
+        o.set("model.qk_head_dim", m.mla.qk_nope_head_dim);
+        o.set("model.qk_pos_emb_head_dim", m.mla.qk_rope_head_dim);
+        o.set("model.v_head_dim", m.mla.v_head_dim);
+    }
     if (!m.isMoe()) {
         o.set("model.num_moe_experts", "null");
         return;

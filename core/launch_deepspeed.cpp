@@ -120,6 +120,12 @@ void modelArgs(const Scenario& s, ArgList& a, Warnings& w)
         a.opt("--num-key-value-heads", m.kv_heads);
     if (m.head_dim > 0)
         a.opt("--kv-channels", m.head_dim);
+    if (m.isMla())
+        w.add("mla_unsupported",
+              "Megatron-DeepSpeed has no multi-head latent attention (no --q-lora-rank, "
+              "--kv-lora-rank or head-width arguments); the model is written as multi-head "
+              "attention of " +
+                  std::to_string(m.heads) + " heads, its MLA widths not written");
     a.opt("--ffn-hidden-size", m.ffn_hidden);
     if (m.gated_mlp) {
         a.flag("--swiglu");

@@ -115,7 +115,17 @@ void modelTable(const Scenario& s, std::ostringstream& o, Warnings& w)
         w.add("no_torchtitan_flavor",
               "torchtitan takes the model's shape from a registered flavor and has none for " +
                   s.model.name + "; register one with this shape and set [model] name/flavor");
-    t.str("name", m ? m->name : (s.model.isMoe() ? "deepseek_v3" : "llama3"));
+    if (!m && s.model.isMla())
+        w.add("mla_in_flavor_only",
+              "torchtitan's [model] names a flavor; the MLA widths (q_lora_rank " +
+                  std::to_string(s.model.mla.q_lora_rank) + ", kv_lora_rank " +
+                  std::to_string(s.model.mla.kv_lora_rank) + ", qk_nope_head_dim " +
+                  std::to_string(s.model.mla.qk_nope_head_dim) + ", qk_rope_head_dim " +
+                  std::to_string(s.model.mla.qk_rope_head_dim) + ", v_head_dim " +
+                  std::to_string(s.model.mla.v_head_dim) +
+                  ") are DeepSeekV3ModelArgs fields of that flavor, not TOML keys; not written");
+    // deepseek_v3 is torchtitan's one model with MLA (and its MoE model).
+    t.str("name", m ? m->name : (s.model.isMoe() || s.model.isMla() ? "deepseek_v3" : "llama3"));
     t.str("flavor", m ? m->flavor : "paralens-custom");
     std::string converters = "[]";
     if (s.training.precision == Precision::FP8)

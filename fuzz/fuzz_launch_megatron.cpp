@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: the Megatron-LM / Megatron-DeepSpeed launch-script reader (shell words,
-// --flags, MoE layer patterns) on arbitrary text; a --deepspeed_config it names reads as a
-// missing file.
+// --flags, MoE layer patterns) and the Megatron-Bridge run_recipe.py reader (section.field=value
+// overrides, MLA widths) on arbitrary text; a --deepspeed_config it names reads as a missing
+// file.
 #include "core/launch_import_detail.h"
 #include "fuzz_launch_check.h"
 
@@ -21,6 +22,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         launch::ImportContext ctx{
             "fuzz.sh", options, PresetLibrary::builtin(), launch::readHeaderIds(text), notes, none};
         return launch::importMegatronScript(text, ctx);
+    });
+    fuzzcheck::guarded([&] {
+        std::vector<std::string> notes;
+        const LaunchImportOptions options;
+        const SiblingReader none = [](const std::string& name) -> std::string {
+            throw InputError("", name + ": not here");
+        };
+        launch::ImportContext ctx{
+            "fuzz.sh", options, PresetLibrary::builtin(), launch::readHeaderIds(text), notes, none};
+        return launch::importBridgeScript(text, ctx);
     });
     return 0;
 }

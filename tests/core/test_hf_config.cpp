@@ -291,6 +291,19 @@ private slots:
         QTest::newRow("architectures string")
             << QByteArray(R"({"architectures": "LlamaForCausalLM"})")
             << "architectures: expected an array of class names, got a string";
+        QTest::newRow("duplicate key")
+            << QByteArray(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,)"
+                          R"( "hidden_size": 8192})")
+            << "duplicate key 'hidden_size'";
+        QTest::newRow("nested 100000 deep")
+            << QByteArray::fromStdString("{\"architectures\": " + std::string(100000, '[') +
+                                         std::string(100000, ']') + "}")
+            << "architectures: ";
+        QTest::newRow("NUL byte") << QByteArray("{\"architectures\": [\"LlamaForCausalLM\"]\0}", 40)
+                                  << "malformed JSON";
+        QTest::newRow("numbers as strings everywhere")
+            << QByteArray(R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": [32]})")
+            << "num_hidden_layers: expected an integer, got an array";
         auto row = [&](const char* name, const char* key, const nlohmann::json& v,
                        const char* expected, const char* file = "llama-3.1-8b.json") {
             QTest::newRow(name) << QByteArray::fromStdString(patched(file, key, v)) << expected;

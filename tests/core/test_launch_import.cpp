@@ -241,6 +241,45 @@ private slots:
                          QString("malformed JSON"));
     }
 
+    // Megatron-Bridge overrides: a value of the wrong type, an absurd size, an unknown choice,
+    // each named by its key and line.
+    void bridgeOverridesNameWhatIsWrong()
+    {
+        const std::string head = "torchrun --nnodes 1 --nproc-per-node 8 "
+                                 "scripts/training/run_recipe.py \\\n"
+                                 "    --recipe llama3_8b_pretrain_config model.seq_length=4096 \\\n"
+                                 "    ";
+        const std::pair<const char*, const char*> cases[] = {
+            {"model.tensor_model_parallel_size=eight",
+             "f:3: model.tensor_model_parallel_size: 'eight' is not an integer"},
+            {"model.sequence_parallel=maybe", "f:3: model.sequence_parallel: 'maybe' is not true"},
+            {"model.tensor_model_parallel_size=99999999999",
+             "model.tensor_model_parallel_size: 99999999999 is out of bounds"},
+            {"model.num_layers=100000000 model.hidden_size=8 model.num_attention_heads=2",
+             "model.num_layers: 100000000 is out of bounds"},
+            {"model.cp_comm_type=ring", "model.cp_comm_type: 'ring' is not p2p, allgather or a2a"},
+            {"model.hidden_dropout=0x1p3z", "model.hidden_dropout: '0x1p3z' is not a number"},
+            {"train.global_batch_size=-8", "train.global_batch_size: -8 is out of bounds"},
+        };
+        for (const auto& [tail, want] : cases)
+            QVERIFY_CONTAINS(errorOf(head + tail), QString(want));
+        QVERIFY(errorOf(head + "model.tensor_model_parallel_size=2").isEmpty());
+    }
+
+    // JSON launch files (DeepSpeed): a key given twice and nesting a hundred thousand deep are
+    // named errors (no silent last-one-wins, no stack overflow).
+    void deepspeedJsonDuplicateAndDeepNesting()
+    {
+        QVERIFY_CONTAINS(
+            errorOf("{\"train_batch_size\": 8, \"train_batch_size\": 16}", {"llama3-8b", ""}),
+            QString("duplicate key 'train_batch_size'"));
+        const std::string deep =
+            "{\"zero_optimization\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+        QVERIFY_CONTAINS(errorOf(deep, {"llama3-8b", ""}), QString("zero_optimization"));
+        QVERIFY_CONTAINS(errorOf(std::string("{\"train_batch_size\": 8\0}", 24), {"llama3-8b", ""}),
+                         QString("f"));
+    }
+
     void hugeFileIsRefusedBySize()
     {
         QTemporaryDir dir;
