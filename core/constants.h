@@ -128,6 +128,10 @@ struct ModelConstants
     /// Megatron-LM, DeepSpeed and FSDP synchronise the host every micro-batch (p2p waits, loss
     /// scaling, FSDP's stream waits), so the launches of a layer are not hidden behind earlier
     /// kernels when those are short.
+    /// The same figure is the host cost of any PyTorch operator call, kernel or not (views,
+    /// transposes, RNG-state swaps, autograd nodes): a layer's pass takes at least its calls ×
+    /// this (the eager dispatch floor, docs/formulas.md §2.4; calls counted from Megatron's
+    /// megatron/model/transformer.py and its CheckpointFunction).
     double kernel_launch_seconds = 12.5e-6;
     /// Share of the SMs that communication kernels occupy while they overlap compute: DeepSeek-V3
     /// reserves 20 of 132 H800 SMs for its all-to-all and pipeline traffic (DeepSeek-AI 2024,

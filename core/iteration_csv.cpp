@@ -264,7 +264,7 @@ MeasuredRun rowRun(const Row& r, const Scenario& cluster)
     t.recompute = Recompute::Full;
     t.flash_attention = false;
     t.optimizer = Optimizer::Adam;
-    t.framework = Framework::Megatron;
+    t.framework = Framework::DeepSpeed;
     t.overlap_grad_reduce = false;
     run.measured.push_back({RunMetric::StepSeconds, r.positive(TimeMs, kMaxIterationMs) / 1000});
     run.origin = r.w.file + ":" + std::to_string(r.w.line);
@@ -285,7 +285,8 @@ std::vector<std::string> csvAssumptions(const Scenario& cluster)
         "model: GPT-style as in vTrain's configs: GeLU MLP with ffn = 4 x hidden, multi-head "
         "attention (kv_heads = heads), vocabulary 50257, separate input and output embeddings",
         "plan: gpus from '# GPUs', tp / dp / pp from their columns, 1F1B schedule, no sequence "
-        "parallelism, no ZeRO; framework megatron (Megatron-DeepSpeed)",
+        "parallelism, no ZeRO; framework deepspeed (Megatron-DeepSpeed: FP16 gradients, reduced in "
+        "FP16)",
         "training: full activation recompute (use_checkpoint: true), no flash attention, FP16 "
         "mixed precision timed as BF16 (the same tensor-core peak), Adam",
         "DP gradient all-reduce not overlapped with the backward (use_gradient_bucket: false; "

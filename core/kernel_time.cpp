@@ -196,6 +196,17 @@ void addMlaProjections(const ModelSpec& m, const Dims& d, const KernelModel& k, 
              lt.w);
 }
 
+// Host calls of Megatron's activation-checkpoint function per checkpointed layer and micro-batch
+// (CheckpointFunction in megatron/core/tensor_parallel/random.py, mpu/random.py in the legacy
+// tree; checkpoint_num_layers 1): the forward saves the CPU, CUDA and tracker RNG states (3); the
+// backward reads the current three, restores the saved three, detaches the two inputs, enters
+// enable_grad, puts the three states back after the recomputed forward, runs
+// torch.autograd.backward and gathers the two input gradients (14).
+double checkpointHostCalls(const TrainingSettings& tr)
+{
+    return tr.recompute == Recompute::Full && tr.framework != Framework::FSDP ? 3 + 14 : 0;
+}
+
 // Kernel-launch time of one layer per micro-batch: the forward's kernels, twice as many in
 // backward (each op's input and weight gradient), and what recomputation launches again.
 void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr,
@@ -213,6 +224,15 @@ void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSetti
     lt.f += fwd * t;
     lt.b += (2 * fwd + rec) * t;
     lt.launch = (3 * fwd + rec) * t;
+    // The host issues every operator call, kernel or not: the forward's; in backward the
+    // autograd engine dispatches one node per differentiable forward call and the node issues
+    // about two ops (a GEMM's two gradient GEMMs, a view's reshape of its gradient, the
+    // parameters' gradient accumulation), three calls per forward call; and the recomputed
+    // forward again.
+    const double ops = forwardHostOpsPerLayer(m, pl, tr, moe);
+    const double recOps = rec == fwd ? ops : rec;
+    lt.host_f = ops * t;
+    lt.host_b = (3 * ops + recOps + checkpointHostCalls(tr)) * t;
 }
 
 } // namespace
@@ -326,6 +346,27 @@ double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
     if (pl.tp > 1)
         k += pl.sequence_parallel ? 4 : 2; // all-gather + reduce-scatter pairs, or all-reduces
     return k;
+}
+
+double forwardHostOpsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
+                              const TrainingSettings& tr, bool moe)
+{
+    double ops = forwardKernelsPerLayer(m, pl, tr, moe);
+    if (tr.framework == Framework::FSDP)
+        return ops; // torchtitan's eager element-wise ops are already counted one by one
+    // Megatron's GPT layer (megatron/model/transformer.py, ParallelAttention.forward, in
+    // Megatron-LM's legacy model and Megatron-DeepSpeed) makes calls that launch no kernel:
+    // without flash attention the QKV view and split, the query and key views, torch.empty for
+    // the scores, three transposes, the score view, the fused softmax's view in and out, the
+    // CUDA RNG tracker's fork (get and set the state on entry and exit: 4), the value and
+    // probability views, the value transpose, the context view, permute, the .contiguous()
+    // copy and the final view (22); with flash attention the q, k, v and output rearranges (5).
+    ops += tr.flash_attention ? 5 : 22;
+    if (!m.gated_mlp)
+        ops += 2; // bias.expand_as(residual) before each fused bias-dropout-add (GPT biases)
+    if (pl.tp > 1)
+        ops += 2; // copy_to_tensor_model_parallel_region before the QKV and the MLP input GEMMs
+    return ops;
 }
 
 KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,

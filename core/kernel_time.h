@@ -88,6 +88,12 @@ Fp8CastBytes fp8CastBytes(double M, double K, double N);
 /// Kernels one layer launches per micro-batch in forward (see kernel_time.cpp for the count).
 double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
                               const TrainingSettings& tr, bool moe);
+/// PyTorch operator calls the host makes for one layer's forward per micro-batch: the kernels
+/// of forwardKernelsPerLayer() and the calls that launch none (views, transposes, the RNG
+/// tracker's state swaps; see kernel_time.cpp for the count). Each costs the host about
+/// ModelConstants::kernel_launch_seconds.
+double forwardHostOpsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
+                              const TrainingSettings& tr, bool moe);
 /// How the attention core runs for a scenario, resolved once per evaluation.
 struct AttentionSetup
 {
@@ -125,6 +131,9 @@ struct LayerTimes
     AttentionTimes core;  ///< attention core (CP overlap, selective recompute)
     double recompute = 0; ///< the recomputed part of b
     double launch = 0;    ///< kernel-launch seconds included in f and b
+    /// Host seconds to issue the forward and the backward (+ recomputation) of the layer:
+    /// eager PyTorch cannot finish a pass before its host has issued it (docs/formulas.md §2.4).
+    double host_f = 0, host_b = 0;
     double linear_f = 0;  ///< the linear layers' GEMMs in f (what TP overlap hides under)
     double linear_bw = 0; ///< the linear layers' GEMMs in b and w
 };

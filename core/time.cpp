@@ -37,6 +37,12 @@ struct StageSweep
     double dp_hidden_slow = 0; ///< DP seconds per step hidden on the critical stage
 };
 
+// Host seconds to issue a pass beyond the `device` seconds its kernels and collectives take.
+double hostExcess(double host, double device)
+{
+    return std::max(0.0, host - device);
+}
+
 // Per-micro-batch times of one stage: its layers' kernels, the LM head on the last stage, and
 // the TP, CP and EP collectives its layers run.
 StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
@@ -54,6 +60,18 @@ StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
     const double layers = st.layers, tpLayers = nd + nm * sm.moe_tp_share;
     t.forward_seconds += tpLayers * sm.tp.forward + layers * sm.cp.forward + nm * sm.ep.forward;
     t.backward_seconds += tpLayers * sm.tp.backward + layers * sm.cp.backward + nm * sm.ep.backward;
+    // Eager PyTorch: a layer's pass takes at least the host time to issue it (the host runs
+    // ahead of the GPU only while the GPU has queued work). What the host adds beyond the
+    // kernels and collectives is host-bound compute time.
+    t.forward_seconds +=
+        nd * hostExcess(sm.dense.host_f, sm.dense.f + sm.tp.forward + sm.cp.forward) +
+        nm * hostExcess(sm.moe.host_f,
+                        sm.moe.f + sm.moe_tp_share * sm.tp.forward + sm.cp.forward + sm.ep.forward);
+    t.backward_seconds +=
+        nd *
+            hostExcess(sm.dense.host_b, sm.dense.b + sm.dense.w + sm.tp.backward + sm.cp.backward) +
+        nm * hostExcess(sm.moe.host_b, sm.moe.b + sm.moe.w + sm.moe_tp_share * sm.tp.backward +
+                                           sm.cp.backward + sm.ep.backward);
     // Fixed per-layer costs (kernel launches, framework hooks), forward : backward = 1 : 2.
     t.forward_seconds += layers * sm.layer_overhead / 3;
     t.backward_seconds += layers * sm.layer_overhead * 2 / 3;

@@ -5,6 +5,7 @@
 #include "core/accuracy.h"
 #include "core/error.h"
 #include "core/evaluate.h"
+#include "core/framework.h"
 #include "core/scenario_io.h"
 #include "core/validate.h"
 
@@ -84,7 +85,11 @@ private slots:
         QCOMPARE(s.training.global_batch, 512);
         QVERIFY(s.training.recompute == Recompute::Full);
         QVERIFY(s.training.precision == Precision::BF16);
-        QVERIFY(s.training.framework == Framework::Megatron);
+        // Megatron-DeepSpeed in FP16: gradients kept and all-reduced in FP16 (DeepSpeed's
+        // fp32_allreduce defaults to false; Megatron's --accumulate-allreduce-grads-in-fp32 is
+        // off unless bf16), the DeepSpeed conventions' 2 bytes.
+        QVERIFY(s.training.framework == Framework::DeepSpeed);
+        QCOMPARE(conventions(s.training, s.parallel).grad_reduce_bytes, 2.0);
         QVERIFY(!s.training.flash_attention);
         QVERIFY(!s.training.overlap_grad_reduce);
         QCOMPARE(s.hardware_id, std::string("a100-80gb"));

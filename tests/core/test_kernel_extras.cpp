@@ -196,6 +196,58 @@ private slots:
         QCOMPARE(forwardKernelsPerLayer(m, pl, fsdp(true), false), 7.0 + 1 + 6);
     }
 
+    void hostCallsCountMegatronsGptLayer()
+    {
+        // Megatron's legacy GPT layer (megatron/model/transformer.py, ParallelAttention and
+        // ParallelTransformerLayer.forward), counted by hand from the code: without flash
+        // attention its kernels are the 4 GEMMs, baddbmm, fused softmax, dropout and bmm, 6 fused
+        // element-wise kernels (14; and 2 all-reduces at TP > 1); the calls that launch none are
+        // the QKV view and split, q and k views, torch.empty, 3 transposes, the score view, the
+        // softmax's view in and out, the RNG tracker's 4 state swaps, the value and probability
+        // views, the value transpose, the context view, permute, contiguous and the last view
+        // (22), 2 bias expand_as, and at TP > 1 the 2 copy_to_tensor_model_parallel_region.
+        ModelSpec gpt = llama8b();
+        gpt.gated_mlp = false; // GPT-style biases
+        ParallelPlan pl;
+        TrainingSettings meg;
+        meg.framework = Framework::Megatron;
+        meg.flash_attention = false;
+        QCOMPARE(forwardHostOpsPerLayer(gpt, pl, meg, false), 14.0 + 22 + 2);
+        pl.tp = 2;
+        QCOMPARE(forwardHostOpsPerLayer(gpt, pl, meg, false), 16.0 + 22 + 2 + 2);
+        meg.flash_attention = true; // q, k, v and output rearranges around the flash call
+        QCOMPARE(forwardHostOpsPerLayer(gpt, pl, meg, false), 13.0 + 5 + 2 + 2);
+        // torchtitan's eager ops are already one kernel each.
+        pl = ParallelPlan{};
+        QCOMPARE(forwardHostOpsPerLayer(llama8b(), pl, fsdp(false), false),
+                 forwardKernelsPerLayer(llama8b(), pl, fsdp(false), false));
+    }
+
+    void hostTimeOfAPassIsItsCalls()
+    {
+        // Per micro-batch, full recompute, at 12.5 µs per call: forward 38 calls; backward 3 per
+        // forward call (the autograd node and its two ops) + the recomputed 38 + the checkpoint
+        // function's 17 (RNG states saved, read, restored and put back, inputs detached,
+        // enable_grad, autograd.backward, the input gradients).
+        ModelSpec gpt = llama8b();
+        gpt.gated_mlp = false;
+        const ParallelPlan pl;
+        TrainingSettings meg;
+        meg.framework = Framework::Megatron;
+        meg.flash_attention = false;
+        meg.recompute = Recompute::Full;
+        const Dims d = dimsFor(gpt, meg, pl);
+        const LayerTimes lt =
+            layerTimes(gpt, d, kernels(), pl, meg, ModelConstants{}, AttentionSetup{}, false);
+        QVERIFY_CLOSE(lt.host_f, 38 * 12.5e-6, 1e-12);
+        QVERIFY_CLOSE(lt.host_b, (3 * 38 + 38 + 17) * 12.5e-6, 1e-12);
+        // Without recomputation the backward issues three calls per forward call only.
+        meg.recompute = Recompute::None;
+        const LayerTimes none =
+            layerTimes(gpt, d, kernels(), pl, meg, ModelConstants{}, AttentionSetup{}, false);
+        QVERIFY_CLOSE(none.host_b, 3 * 38 * 12.5e-6, 1e-12);
+    }
+
     void launchesChargeForwardBackwardAndRecompute()
     {
         const ModelSpec m = llama8b();

@@ -167,6 +167,32 @@ private slots:
         QCOMPARE(t.critical_stage, 0);
     }
 
+    void hostBoundLayersTakeTheirDispatchTime()
+    {
+        // Eager PyTorch: a layer's pass cannot end before the host has issued it. On a GPU so
+        // fast that every kernel is free (1e9 TF/s, 1e18 B/s), the step is the host time of
+        // every layer's passes: per micro-batch forward 10 + 1 + 6 + 5 kernels and calls (Megatron
+        // Llama-style layer with flash attention: 4 GEMMs, the flash kernel, 6 fused element-wise
+        // kernels, 5 rearranges) and backward 3 × 22 + 22 + 17 (recompute and checkpoint
+        // function), at 12.5 µs each.
+        Scenario s = oneGpu(Recompute::Full);
+        s.cluster.gpu = {"test gpu", 80, 1e9, 1e9, 0};
+        s.training.framework = Framework::Megatron;
+        s.training.global_batch = 4; // four micro-batches
+        ModelConstants k;
+        k.kernel_launch_seconds = 12.5e-6;
+        Step st(s, k);
+        const TimeBreakdown& t = st.run();
+        const double forward = 4 + 1 + 6 + 5, backward = 3 * forward + forward + 17;
+        const double host = 4 * L * (forward + backward) * 12.5e-6;
+        QVERIFY(t.step_seconds >= host);
+        QVERIFY_CLOSE(t.step_seconds, host, 1e-3); // the LM head and optimizer are negligible
+        // Without launch costs the same step is free.
+        k.kernel_launch_seconds = 0;
+        Step free(s, k);
+        QVERIFY(free.run().step_seconds < 1e-6);
+    }
+
     void defaultGemmEfficiencyByFamily()
     {
         // The documented defaults (public cuBLAS / hipBLASLt figures): A100 0.75, MI300X 0.55,
