@@ -7,6 +7,11 @@
 #include <string_view>
 
 namespace paralens {
+
+// Calls of one layer's forward that launch no kernel (forwardHostOpsPerLayer()).
+double hostOnlyCallsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
+                             const TrainingSettings& tr);
+
 namespace {
 
 // Default GEMM efficiencies, 🔢 from public cuBLAS / hipBLASLt figures (defaultGemmEfficiency()).
@@ -229,7 +234,7 @@ void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSetti
     // about two ops (a GEMM's two gradient GEMMs, a view's reshape of its gradient, the
     // parameters' gradient accumulation), three calls per forward call; and the recomputed
     // forward again.
-    const double ops = forwardHostOpsPerLayer(m, pl, tr, moe);
+    const double ops = fwd + hostOnlyCallsPerLayer(m, pl, tr);
     const double recOps = rec == fwd ? ops : rec;
     lt.host_f = ops * t;
     lt.host_b = (3 * ops + recOps + checkpointHostCalls(tr)) * t;
@@ -351,7 +356,12 @@ double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
 double forwardHostOpsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
                               const TrainingSettings& tr, bool moe)
 {
-    double ops = forwardKernelsPerLayer(m, pl, tr, moe);
+    return forwardKernelsPerLayer(m, pl, tr, moe) + hostOnlyCallsPerLayer(m, pl, tr);
+}
+
+double hostOnlyCallsPerLayer(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr)
+{
+    double ops = 0;
     if (tr.framework == Framework::FSDP)
         return ops; // torchtitan's eager element-wise ops are already counted one by one
     // Megatron's GPT layer (megatron/model/transformer.py, ParallelAttention.forward, in
