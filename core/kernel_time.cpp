@@ -8,10 +8,6 @@
 
 namespace paralens {
 
-// Calls of one layer's forward that launch no kernel (forwardHostOpsPerLayer()).
-double hostOnlyCallsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
-                             const TrainingSettings& tr);
-
 namespace {
 
 // Default GEMM efficiencies, 🔢 from public cuBLAS / hipBLASLt figures (defaultGemmEfficiency()).
@@ -201,6 +197,27 @@ void addMlaProjections(const ModelSpec& m, const Dims& d, const KernelModel& k, 
              lt.w);
 }
 
+// Calls of one layer's forward that launch no kernel (forwardHostOpsPerLayer()).
+double hostOnlyCallsPerLayer(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr)
+{
+    double ops = 0;
+    if (tr.framework == Framework::FSDP)
+        return ops; // torchtitan's eager element-wise ops are already counted one by one
+    // Megatron's GPT layer (megatron/model/transformer.py, ParallelAttention.forward, in
+    // Megatron-LM's legacy model and Megatron-DeepSpeed) makes calls that launch no kernel:
+    // without flash attention the QKV view and split, the query and key views, torch.empty for
+    // the scores, three transposes, the score view, the fused softmax's view in and out, the
+    // CUDA RNG tracker's fork (get and set the state on entry and exit: 4), the value and
+    // probability views, the value transpose, the context view, permute, the .contiguous()
+    // copy and the final view (22); with flash attention the q, k, v and output rearranges (5).
+    ops += tr.flash_attention ? 5 : 22;
+    if (!m.gated_mlp)
+        ops += 2; // bias.expand_as(residual) before each fused bias-dropout-add (GPT biases)
+    if (pl.tp > 1)
+        ops += 2; // copy_to_tensor_model_parallel_region before the QKV and the MLP input GEMMs
+    return ops;
+}
+
 // Host calls of Megatron's activation-checkpoint function per checkpointed layer and micro-batch
 // (CheckpointFunction in megatron/core/tensor_parallel/random.py, mpu/random.py in the legacy
 // tree; checkpoint_num_layers 1): the forward saves the CPU, CUDA and tracker RNG states (3); the
@@ -357,26 +374,6 @@ double forwardHostOpsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
                               const TrainingSettings& tr, bool moe)
 {
     return forwardKernelsPerLayer(m, pl, tr, moe) + hostOnlyCallsPerLayer(m, pl, tr);
-}
-
-double hostOnlyCallsPerLayer(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr)
-{
-    double ops = 0;
-    if (tr.framework == Framework::FSDP)
-        return ops; // torchtitan's eager element-wise ops are already counted one by one
-    // Megatron's GPT layer (megatron/model/transformer.py, ParallelAttention.forward, in
-    // Megatron-LM's legacy model and Megatron-DeepSpeed) makes calls that launch no kernel:
-    // without flash attention the QKV view and split, the query and key views, torch.empty for
-    // the scores, three transposes, the score view, the fused softmax's view in and out, the
-    // CUDA RNG tracker's fork (get and set the state on entry and exit: 4), the value and
-    // probability views, the value transpose, the context view, permute, the .contiguous()
-    // copy and the final view (22); with flash attention the q, k, v and output rearranges (5).
-    ops += tr.flash_attention ? 5 : 22;
-    if (!m.gated_mlp)
-        ops += 2; // bias.expand_as(residual) before each fused bias-dropout-add (GPT biases)
-    if (pl.tp > 1)
-        ops += 2; // copy_to_tensor_model_parallel_region before the QKV and the MLP input GEMMs
-    return ops;
 }
 
 KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
