@@ -86,8 +86,8 @@ QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
             .arg(p.cp)
             .arg(st.layers)
             .arg(st.inflight_microbatches, 0, 'g', 4)
-            .arg((st.stage == 0 ? QObject::tr(", + embedding") : QString()) +
-                 (st.stage == p.pp - 1 ? QObject::tr(", + LM head and logits") : QString()))
+            .arg((st.holds_embedding ? QObject::tr(", + embedding") : QString()) +
+                 (st.holds_lm_head ? QObject::tr(", + LM head and logits") : QString()))
             .arg(s.training.seq_len)
             .arg(s.training.micro_batch)
             .arg(p.tp);
