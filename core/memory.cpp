@@ -251,7 +251,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
     const double recomputeLayer = recomputeWorkingSet(m, d, shape);
     const double headParams = double(vpad) * d.h / d.t;
     const double headInflight = headInflightMicrobatches(
-        effectiveSchedule(pl.schedule, pl.virtual_stages), safeMicrobatches(s.training, pl));
+        effectiveSchedule(pl.schedule, pl.virtual_stages), p, safeMicrobatches(s.training, pl));
 
     // FSDP2's gradients are plain .grad tensors that the step's zero_grad() frees (set_to_none):
     // with one micro-batch and no PP none exists yet at the peak, the loss at the start of the
@@ -287,8 +287,9 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         if (st.first)
             perMb += embAct;
         // The head's extras are held for the micro-batches between the last chunk's F and its
-        // B (headInflightMicrobatches), not for all the stage holds: under a V the stage with
-        // the head (stage 0) holds about p micro-batches of its layers, but one of the head's.
+        // B and its pending W (headInflightMicrobatches), not for all the stage holds: under a V
+        // the stage with the head (stage 0) holds about p micro-batches of its layers, but one
+        // of the head's.
         const double head = st.last ? headAct * headInflight : 0.0;
         const double transient =
             std::max(st.last ? lossPeak : 0.0, st.layers > 0 ? recomputeLayer : 0.0);
