@@ -83,12 +83,82 @@ Exposure headExchange(const CommContext& c)
 
 } // namespace
 
+namespace {
+
+// What of a collective of `comm` seconds fused with a GEMM of `gemm` seconds, both split into t
+// chunks and pipelined (Wang et al. 2022, "Overlap Communication with Dependent Computation via
+// Decomposition", ASPLOS'23; PyTorch's fused_all_gather_matmul / fused_matmul_reduce_scatter),
+// lengthens the pair: the local chunk's GEMM (all-gather) or the last chunk's send
+// (reduce-scatter) has nothing beside it, so only (t − 1)/t of the GEMM covers communication.
+double fusedExposed(double comm, double gemm, double t)
+{
+    return std::max(0.0, comm - gemm * (t - 1) / t);
+}
+
+// torchtitan's TP with sequence parallelism (DTensor ColwiseParallel / RowwiseParallel): per
+// layer two all-gathers (attention and MLP inputs) and two reduce-scatters (their outputs) in
+// forward; in backward the output gradients' two all-gathers and the input gradients' two
+// reduce-scatters; full recompute repeats the forward's, torchtitan's op-level selective
+// checkpointing re-runs the two all-gathers (it saves reduce-scatter outputs, not all-gather
+// ones). Float8 tensorwise gathers FP8 (half the bytes); reduce-scatters stay BF16.
+// AsyncTP (tp_comm_overlap; Inductor's micro_pipeline_tp pass) fuses an all-gather only with
+// the GEMMs that read its output directly and a reduce-scatter only with the one GEMM that
+// produces its input: the forward's four, the output gradients' gathers with the output
+// projections' input-gradient GEMMs, the recomputed gathers with the recomputed half of the
+// input projections; the input gradients' reduce-scatters follow a sum of GEMMs and stay
+// exposed. With rowwise Float8 a cast sits between each all-gather and its GEMM, so only the
+// forward reduce-scatters fuse. Each fused reduce-scatter sums its t partials on the compute
+// stream (TpGemmSeconds::rs_sum). The comms run on copy engines (SymmetricMemory): no SMs.
+CommTimes torchtitanTp(const CommContext& c, const LayerTimes& dense)
+{
+    const Scenario& sc = *c.scenario;
+    const ParallelPlan& pl = sc.parallel;
+    const TrainingSettings& tr = sc.training;
+    const LinkModel l = c.link(c.topology->tp);
+    const double S = activationBytes(*c.dims), t = c.dims->t;
+    const bool fp8 = tr.precision == Precision::FP8 && sc.cluster.gpu.fp8_tflops > 0;
+    const Fp8Recipe recipe = resolvedFp8Recipe(tr);
+    const bool fp8Gather = fp8 && recipe == Fp8Recipe::Tensorwise;
+    const double ag = c.seconds(Collective::AllGather, l, fp8Gather ? S / 2 : S);
+    const double rs = c.seconds(Collective::ReduceScatter, l, S);
+    const bool full = tr.recompute == Recompute::Full;
+    const bool opSac = opLevelCheckpointing(tr);
+    CommTimes tp;
+    const double fwdTotal = 2 * (ag + rs);
+    const double bwdTotal = 2 * (ag + rs) + (full ? fwdTotal : 0.0) + (opSac ? 2 * ag : 0.0);
+    if (!pl.tp_comm_overlap) {
+        tp.forward = fwdTotal;
+        tp.backward = bwdTotal;
+        return tp;
+    }
+    const TpGemmSeconds& g = dense.tp_gemm;
+    const bool agFuses =
+        !(fp8 && (recipe == Fp8Recipe::Rowwise || recipe == Fp8Recipe::RowwiseGwHp));
+    const auto gather = [&](double gemm) { return agFuses ? fusedExposed(ag, gemm, t) : ag; };
+    const double fwd = gather(g.qkv_f) + gather(g.up_f) + fusedExposed(rs, g.o_f, t) +
+                       fusedExposed(rs, g.down_f, t) + 2 * g.rs_sum;
+    double bwd = gather(g.o_dgrad) + gather(g.down_dgrad) + 2 * rs;
+    if (full)
+        bwd += fwd;
+    if (opSac)
+        bwd += gather(g.qkv_f / 2) + gather(g.up_f / 2);
+    const double sums = (2 + (full ? 2 : 0)) * g.rs_sum;
+    tp.forward = fwd;
+    tp.backward = bwd;
+    tp.hidden = std::max(0.0, fwdTotal + bwdTotal - (fwd + bwd - sums));
+    return tp;
+}
+
+} // namespace
+
 CommTimes tpComm(const CommContext& c, const LayerTimes& dense)
 {
     const ParallelPlan& pl = c.scenario->parallel;
     CommTimes tp;
     if (pl.tp <= 1)
         return tp;
+    if (pl.sequence_parallel && c.scenario->training.framework == Framework::FSDP)
+        return torchtitanTp(c, dense);
     const LinkModel l = c.link(c.topology->tp);
     const double S = activationBytes(*c.dims);
     if (pl.sequence_parallel) {

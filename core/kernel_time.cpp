@@ -56,15 +56,6 @@ bool fusedElementwise(const TrainingSettings& tr)
     return tr.framework != Framework::FSDP || tr.compile;
 }
 
-// torchtitan's selective ("op") activation checkpointing: it saves the outputs of matmuls,
-// attention and collectives except every second matmul, and recomputes everything else
-// (torchtitan distributed/activation_checkpoint.py). Megatron's selective recompute repeats only
-// the attention core (Korthikanti et al. 2022 §5).
-bool opLevelCheckpointing(const TrainingSettings& tr)
-{
-    return tr.framework == Framework::FSDP && tr.recompute == Recompute::Selective;
-}
-
 // Two-byte elements per token one layer's sequence-parallel collectives copy in forward, and as
 // many in backward, with PyTorch's DTensor TP: torchtitan's activations are batch-first and SP
 // shards dimension 1, so every all-gather's output and every reduce-scatter's input is
@@ -152,12 +143,12 @@ AttentionTimes unfusedAttention(const Dims& d, const KernelModel& k, const Model
 // elements per token its element-wise kernels stream (activation function, MoE permutes).
 // `imbalance` is the busiest EP rank's load over the mean (moeLoadImbalance()).
 double addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k, bool moe,
-                      double imbalance, LayerTimes& lt)
+                      double imbalance, double gather, LayerTimes& lt)
 {
     if (!moe || !m.isMoe()) {
         const double ffn = double(m.ffn_hidden);
-        k.linear(d.tokens, d.h, (d.c - 1) * ffn / d.t, 1, lt.f, lt.b, lt.w);
-        k.linear(d.tokens, ffn / d.t, d.h, 1, lt.f, lt.b, lt.w);
+        k.linear(d.tokens, d.h, (d.c - 1) * ffn / d.t, 1, lt.f, lt.b, lt.w, true, gather);
+        k.linear(d.tokens, ffn / d.t, d.h, 1, lt.f, lt.b, lt.w, true, 1, gather);
         return 3 * ffn / d.t;
     }
     const double fe = double(m.moe.expert_ffn_hidden);
@@ -195,6 +186,39 @@ void addMlaProjections(const ModelSpec& m, const Dims& d, const KernelModel& k, 
         k.linear(d.tokens, d.h, d.q / d.t, 1, lt.f, lt.b, lt.w);
     k.linear(d.tokens, kvr, n * double(a.qk_nope_head_dim + a.v_head_dim) / d.t, 1, lt.f, lt.b,
              lt.w);
+}
+
+// The TP degree over which torchao's Float8ColwiseParallel / Float8RowwiseParallel gather FP8
+// activations (casting them on the sequence shard first): torchtitan applies them with TP for
+// tensorwise recipes only; rowwise ones gather in BF16 (enable_float8_tensorwise_tp in
+// torchtitan models/llama3/parallelize_llama.py, 820504e). 1 = no FP8 gather.
+double fp8GatherDegree(const Dims& d, const KernelModel& k, const ParallelPlan& pl,
+                       const TrainingSettings& tr)
+{
+    const bool gathers = k.fp8 && k.recipe == Fp8Recipe::Tensorwise &&
+                         tr.framework == Framework::FSDP && pl.sequence_parallel && d.t > 1;
+    return gathers ? d.t : 1.0;
+}
+
+// The GEMMs AsyncTP can fuse TP collectives with (TpGemmSeconds), for the dense layer.
+TpGemmSeconds tpGemmSeconds(const ModelSpec& m, const Dims& d, const KernelModel& k)
+{
+    TpGemmSeconds g;
+    if (d.t <= 1)
+        return g;
+    if (!m.isMla())
+        g.qkv_f = k.gemm(d.tokens, d.h, (d.q + 2 * d.kv) / d.t, true);
+    g.o_f = k.gemm(d.tokens, d.o / d.t, d.h, true);
+    g.o_dgrad = k.gemm(d.tokens, d.h, d.o / d.t, true);
+    const double ffn = double(m.ffn_hidden);
+    g.up_f = k.gemm(d.tokens, d.h, (d.c - 1) * ffn / d.t, true);
+    g.down_f = k.gemm(d.tokens, ffn / d.t, d.h, true);
+    g.down_dgrad = k.gemm(d.tokens, d.h, ffn / d.t, true);
+    // torch.distributed._symmetric_memory's fused matmul + reduce-scatter writes each of the t
+    // partial products to its owner and sums the t received chunks (torch.sum over the stacked
+    // partials): it reads the whole bf16 output once and writes 1/t of it on the compute stream.
+    g.rs_sum = k.stream(2 * d.tokens * d.h * (1 + 1 / d.t));
+    return g;
 }
 
 // Calls of one layer's forward that launch no kernel (forwardHostOpsPerLayer()).
@@ -258,6 +282,26 @@ void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSetti
 }
 
 } // namespace
+
+// torchtitan's selective ("op") activation checkpointing: it saves the outputs of matmuls,
+// attention and reduce-scatters except every second matmul, and recomputes everything else,
+// all-gathers included (_save_list in torchtitan models/llama3/parallelize_llama.py, 820504e;
+// distributed/activation_checkpoint.py later). Megatron's selective recompute repeats only the
+// attention core (Korthikanti et al. 2022 §5).
+bool opLevelCheckpointing(const TrainingSettings& tr)
+{
+    return tr.framework == Framework::FSDP && tr.recompute == Recompute::Selective;
+}
+
+Fp8Recipe resolvedFp8Recipe(const TrainingSettings& tr)
+{
+    if (tr.fp8_recipe != Fp8Recipe::Default)
+        return tr.fp8_recipe;
+    // torchao's Float8LinearConfig defaults to tensorwise dynamic scaling (torchtitan's
+    // float8.recipe_name unset); Megatron-LM's --fp8-recipe defaults to delayed
+    // (kMegatronFp8Recipe), as does DeepSpeed's TransformerEngine path.
+    return tr.framework == Framework::FSDP ? Fp8Recipe::Tensorwise : Fp8Recipe::Delayed;
+}
 
 AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
 {
@@ -346,23 +390,49 @@ double rooflineSeconds(double flops, double peak_flops_per_s, double efficiency,
 // Out of line: the layer model calls it a dozen times, and three GEMMs inlined at every call
 // would grow the evaluator's code past what the instruction cache holds.
 void KernelModel::linear(double M, double K, double N, double count, double& f, double& b,
-                         double& w, bool fp8_ok) const
+                         double& w, bool fp8_ok, double in_gather, double grad_gather) const
 {
     f += count * gemm(M, K, N, fp8_ok);
     b += count * gemm(M, N, K, fp8_ok);
-    w += count * gemm(K, M, N, fp8_ok);
+    // rowwise_with_gw_hp keeps the weight-gradient GEMM in BF16 (torchao Float8LinearConfig).
+    w += count * gemm(K, M, N, fp8_ok && recipe != Fp8Recipe::RowwiseGwHp);
     if (fp8 && fp8_ok) {
-        const Fp8CastBytes c = fp8CastBytes(M, K, N);
+        const Fp8CastBytes c = fp8CastBytes(M, K, N, recipe, in_gather, grad_gather);
         f += count * stream(c.forward);
         b += count * stream(c.backward);
     }
 }
 
-Fp8CastBytes fp8CastBytes(double M, double K, double N)
+Fp8CastBytes fp8CastBytes(double M, double K, double N, Fp8Recipe recipe, double in_gather,
+                          double grad_gather)
 {
+    const double x = M * K, wt = K * N, dy = M * N;
+    // Tensorwise with an FP8 all-gather: amax + cast on the shard, transposed copy of the whole.
+    const auto gathered = [](double g) { return g > 1 ? 5 / g + 2 : 6.0; };
     Fp8CastBytes c;
-    c.forward = 3 * (M * K + K * N);
-    c.backward = 3 * M * N + (M * K + K * N);
+    switch (recipe) {
+    case Fp8Recipe::Tensorwise:
+        c.forward = gathered(in_gather) * x + 5 * wt;
+        c.backward = gathered(grad_gather) * dy + 3 * wt;
+        break;
+    case Fp8Recipe::Rowwise:
+        c.forward = 3 * x + 3 * wt;
+        c.backward = 5 * x + 7 * wt + 8 * dy;
+        break;
+    case Fp8Recipe::RowwiseGwHp:
+        c.forward = 3 * x + 3 * wt;
+        c.backward = 3 * wt + 3 * dy;
+        break;
+    case Fp8Recipe::Mxfp8:
+        c.forward = 3 * x + 3 * wt;
+        c.backward = 3 * x + 3 * wt + 6 * dy;
+        break;
+    case Fp8Recipe::Default:
+    case Fp8Recipe::Delayed:
+        c.forward = 3 * (x + wt);
+        c.backward = 3 * dy + (x + wt);
+        break;
+    }
     return c;
 }
 
@@ -403,6 +473,7 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
     const GpuSpec& gpu = s.cluster.gpu;
     KernelModel k;
     k.fp8 = s.training.precision == Precision::FP8 && gpu.fp8_tflops > 0;
+    k.recipe = resolvedFp8Recipe(s.training);
     k.peak_bf16 = gpu.bf16_tflops * kFlopsPerTflop;
     k.peak_lin = k.fp8 ? gpu.fp8_tflops * kFlopsPerTflop : k.peak_bf16;
     if (kc.gemm_efficiency > 0) {
@@ -428,14 +499,18 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
                       const AttentionSetup& a, bool moe)
 {
     LayerTimes lt;
+    const double g = fp8GatherDegree(d, k, pl, tr);
     // Attention projections.
     if (m.isMla())
         addMlaProjections(m, d, k, lt);
     else
-        k.linear(d.tokens, d.h, (d.q + 2 * d.kv) / d.t, 1, lt.f, lt.b, lt.w);
-    k.linear(d.tokens, d.o / d.t, d.h, 1, lt.f, lt.b, lt.w);
+        k.linear(d.tokens, d.h, (d.q + 2 * d.kv) / d.t, 1, lt.f, lt.b, lt.w, true, g);
+    k.linear(d.tokens, d.o / d.t, d.h, 1, lt.f, lt.b, lt.w, true, 1, g);
     lt.core = attentionTimes(d, k, tr, kc, a);
-    const double elemFfn = addFeedForward(m, d, k, moe, moe ? moeLoadImbalance(tr, kc) : 1.0, lt);
+    const double elemFfn =
+        addFeedForward(m, d, k, moe, moe ? moeLoadImbalance(tr, kc) : 1.0, g, lt);
+    if (pl.tp > 1 && pl.tp_comm_overlap)
+        lt.tp_gemm = tpGemmSeconds(m, d, k);
     lt.linear_f = lt.f;
     lt.linear_bw = lt.b + lt.w;
     lt.f += lt.core.f;

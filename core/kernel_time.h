@@ -34,6 +34,7 @@ struct KernelModel
     double half = 0;       ///< ModelConstants::gemm_half_size
     double hbm = 0;        ///< achievable bytes/s, > 0
     bool fp8 = false;
+    Fp8Recipe recipe = Fp8Recipe::Delayed; ///< resolved (never Default) when fp8
     const MeasuredPerformance* measured = nullptr;
 
     /// Seconds of one GEMM of M×K by K×N: roofline at the profile's efficiency for that shape,
@@ -62,8 +63,11 @@ struct KernelModel
     /// Y[M×N] = X[M×K]·W[K×N] to f, b and w. In FP8 training (`fp8_ok` and the model's fp8) it
     /// also adds the casts FP8 GEMMs need (fp8CastBytes()); `fp8_ok` false keeps a layer in BF16
     /// (the LM head: Megatron-Core and torchao's float8 skip the output layer).
+    /// `in_gather` > 1: the input is cast to FP8 on its sequence shard, 1/in_gather of its rows,
+    /// before an FP8 all-gather (torchao Float8ColwiseParallel with tensorwise scaling);
+    /// `grad_gather` likewise for the output gradient (Float8RowwiseParallel).
     void linear(double M, double K, double N, double count, double& f, double& b, double& w,
-                bool fp8_ok = true) const;
+                bool fp8_ok = true, double in_gather = 1, double grad_gather = 1) const;
     /// Seconds to stream `bytes` through HBM.
     double stream(double bytes) const { return bytes / hbm; }
 };
@@ -73,17 +77,49 @@ struct KernelModel
 KernelModel kernelModel(const Scenario& s, const ModelConstants& k,
                         const MeasuredPerformance* measured);
 
-/// Bytes the FP8 casts of one linear stream, forward and backward: forward quantises its input
-/// and weight (read 2 bytes, write 1: 3·(M·K + K·N)), backward quantises the output gradient
-/// (3·M·N) and writes the transposed FP8 copies of input and weight that the wgrad and dgrad
-/// GEMMs read (1·(M·K + K·N)); TransformerEngine's fused cast-transpose and torchao's float8
-/// training both do this work per micro-batch (dynamic scaling).
+/// Bytes the FP8 casts of one linear Y[M×N] = X[M×K]·W[K×N] stream, forward and backward, per
+/// recipe (docs/model.md "FP8 recipes"); bytes per element of X, W and the output gradient dY:
+/// - delayed (TE DelayedScaling, scales from the amax history, fused cast-transpose): X and W
+///   cast in forward (read 2, write 1), their transposed FP8 copies written in backward (1);
+///   dY cast in backward (3).
+/// - tensorwise (torchao roofline_utils.py get_tensor_memory_traffic_ovhd_s): an amax pass
+///   (read 2) and a cast that writes both layouts (read 2, write 1 + 1): X 6 forward, dY 6
+///   backward; W 2 + 3 forward, 3 backward.
+/// - rowwise (same source): X and dY 8 (a cast along rows that also writes the bf16 transpose,
+///   read 2 + write 1 + 2, then the cast along columns, 3), X's 3 forward and 5 backward; W 3
+///   forward, 4 + 3 backward.
+/// - rowwise_with_gw_hp: one rowwise cast each of X and dY (3), W 3 forward and 3 backward;
+///   the weight-gradient GEMM runs in BF16 on the bf16 tensors.
+/// - mxfp8: two casts per tensor, one per layout (3 + 3).
+/// `in_gather` / `grad_gather` > 1 (tensorwise only): X (dY) is cast on a 1/g shard (amax 2 +
+/// cast 3 bytes per shard element) and only its transposed copy made from the gathered FP8
+/// tensor (read 1, write 1).
 struct Fp8CastBytes
 {
     double forward = 0;
     double backward = 0;
 };
-Fp8CastBytes fp8CastBytes(double M, double K, double N);
+Fp8CastBytes fp8CastBytes(double M, double K, double N, Fp8Recipe recipe = Fp8Recipe::Delayed,
+                          double in_gather = 1, double grad_gather = 1);
+
+/// The FP8 recipe a scenario runs: training.fp8_recipe, or the framework's default (Fp8Recipe).
+Fp8Recipe resolvedFp8Recipe(const TrainingSettings& tr);
+
+/// torchtitan's selective ("op") activation checkpointing (training.recompute selective under
+/// the FSDP framework): kernel_time.cpp says what it saves.
+bool opLevelCheckpointing(const TrainingSettings& tr);
+
+/// Per-micro-batch seconds of the GEMMs TP collectives can be fused with (AsyncTP's
+/// micro-pipelining, torch/_inductor/fx_passes/micro_pipeline_tp.py): the forward GEMMs of the
+/// attention input projections (q, k, v), the attention output projection, the MLP input
+/// projections (w1, w3) and the MLP output projection, and the input-gradient GEMMs of the two
+/// output projections; `rs_sum`: one fused reduce-scatter's reduction of its TP partial sums.
+struct TpGemmSeconds
+{
+    double qkv_f = 0, o_f = 0, up_f = 0, down_f = 0;
+    double o_dgrad = 0, down_dgrad = 0;
+    double rs_sum = 0;
+};
 
 /// Kernels one layer launches per micro-batch in forward (see kernel_time.cpp for the count).
 double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
@@ -140,8 +176,9 @@ struct LayerTimes
     /// Host seconds to issue the forward and the backward (+ recomputation) of the layer:
     /// eager PyTorch cannot finish a pass before its host has issued it (docs/formulas.md §2.4).
     double host_f = 0, host_b = 0;
-    double linear_f = 0;  ///< the linear layers' GEMMs in f (what TP overlap hides under)
-    double linear_bw = 0; ///< the linear layers' GEMMs in b and w
+    double linear_f = 0;   ///< the linear layers' GEMMs in f (what TP overlap hides under)
+    double linear_bw = 0;  ///< the linear layers' GEMMs in b and w
+    TpGemmSeconds tp_gemm; ///< the GEMMs TP collectives can be fused with (tp > 1 only)
 };
 
 /// The attention core: flash kernels at the efficiency of their block shape (docs/formulas.md

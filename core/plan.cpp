@@ -64,6 +64,13 @@ constexpr std::array<std::pair<AttentionKernel, std::string_view>, 4> kAttention
      {AttentionKernel::Flash2, "flash2"},
      {AttentionKernel::Fused, "fused"},
      {AttentionKernel::Triton, "triton"}}};
+constexpr std::array<std::pair<Fp8Recipe, std::string_view>, 6> kFp8Recipes{
+    {{Fp8Recipe::Default, "default"},
+     {Fp8Recipe::Delayed, "delayed"},
+     {Fp8Recipe::Tensorwise, "tensorwise"},
+     {Fp8Recipe::Rowwise, "rowwise"},
+     {Fp8Recipe::RowwiseGwHp, "rowwise_with_gw_hp"},
+     {Fp8Recipe::Mxfp8, "mxfp8"}}};
 
 } // namespace
 
@@ -139,6 +146,15 @@ std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view s)
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view s)
 {
     return valueOf(kAttentionKernels, s);
+}
+
+std::string_view toString(Fp8Recipe v)
+{
+    return nameOf(kFp8Recipes, v);
+}
+std::optional<Fp8Recipe> parseFp8Recipe(std::string_view s)
+{
+    return valueOf(kFp8Recipes, s);
 }
 
 } // namespace paralens

@@ -79,6 +79,19 @@ enum class AttentionKernel
     Triton,  ///< FlashAttention in Triton (e.g. llm-foundry attn_impl 'triton')
 };
 
+/// How FP8 GEMM operands are scaled (training.fp8_recipe; docs/model.md "FP8 recipes"). Only
+/// read with training.precision fp8.
+enum class Fp8Recipe
+{
+    Default,     ///< the framework's own: Megatron-LM / DeepSpeed (Transformer Engine) delayed,
+                 ///< torchtitan / torchao tensorwise (Float8LinearConfig's default)
+    Delayed,     ///< per-tensor scales from an amax history (TE DelayedScaling): no amax pass
+    Tensorwise,  ///< dynamic per-tensor scales (torchao "tensorwise", TE Float8CurrentScaling)
+    Rowwise,     ///< dynamic per-row / per-column scales, CUTLASS rowwise GEMM (torchao "rowwise")
+    RowwiseGwHp, ///< rowwise, weight-gradient GEMM in BF16 (torchao "rowwise_with_gw_hp")
+    Mxfp8,       ///< MX blocks of 32 with E8M0 scales (Blackwell; TE MXFP8BlockScaling, torchao)
+};
+
 /// How the model is split over GPUs. Rank order is Megatron's tp-cp-ep-dp-pp.
 struct ParallelPlan
 {
@@ -148,6 +161,8 @@ struct TrainingSettings
     /// the element-wise ops eager PyTorch runs one kernel at a time. Megatron-LM and DeepSpeed
     /// always use their fused kernels, so only FSDP reads it.
     bool compile = false;
+    /// FP8 scaling recipe; default = the framework's (Fp8Recipe). Only read with precision fp8.
+    Fp8Recipe fp8_recipe = Fp8Recipe::Default;
     /// Tokens on the busiest EP rank over the mean, which its expert GEMMs and all-to-alls
     /// wait for; 0 = the framework's default (moeLoadImbalance()). 1 = balanced, e.g. with
     /// Megatron-Core --moe-router-force-load-balancing, as NVIDIA's MoE benchmarks run.
@@ -176,6 +191,8 @@ std::string_view toString(MoeDispatcher); ///< "default", "allgather", "alltoall
 std::string_view toString(CpComm);        ///< "default", "p2p", "all-gather", "a2a"
 std::string_view toString(ReshardAfterForward);
 std::string_view toString(AttentionKernel); ///< "default", "flash2", "fused", "triton"
+/// "default", "delayed", "tensorwise", "rowwise", "rowwise_with_gw_hp", "mxfp8"
+std::string_view toString(Fp8Recipe);
 std::optional<Schedule> parseSchedule(std::string_view);
 std::optional<Recompute> parseRecompute(std::string_view);
 std::optional<Precision> parsePrecision(std::string_view);
@@ -185,5 +202,6 @@ std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view);
 std::optional<CpComm> parseCpComm(std::string_view);
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view);
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view);
+std::optional<Fp8Recipe> parseFp8Recipe(std::string_view);
 
 } // namespace paralens

@@ -115,6 +115,8 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readEnum("framework", ts.framework, parseFramework, "megatron, deepspeed, fsdp");
     r.readBool("overlap_grad_reduce", ts.overlap_grad_reduce);
     r.readBool("compile", ts.compile);
+    r.readEnum("fp8_recipe", ts.fp8_recipe, parseFp8Recipe,
+               "default, delayed, tensorwise, rowwise, rowwise_with_gw_hp, mxfp8");
     r.readDouble("moe_load_imbalance", ts.moe_load_imbalance, 1.0, bounds::kMaxMoeLoadImbalance);
     bool dropout = false;
     if (r.readBool("dropout", dropout))
@@ -140,7 +142,7 @@ constexpr std::array kKeyOrder{
     "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "attention_kernel", "optimizer", "framework", "overlap_grad_reduce", "compile",
+    "attention_kernel", "optimizer", "framework", "overlap_grad_reduce", "compile", "fp8_recipe",
     "moe_load_imbalance", "dropout", "fsdp_reshard_after_forward"};
 
 nlohmann::ordered_json ordered(const json& j)
@@ -270,6 +272,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["dropout"] = *t.dropout;
     if (t.attention_kernel != AttentionKernel::Default)
         j["training"]["attention_kernel"] = std::string(toString(t.attention_kernel));
+    if (t.fp8_recipe != Fp8Recipe::Default)
+        j["training"]["fp8_recipe"] = std::string(toString(t.fp8_recipe));
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
         j["training"]["fsdp_reshard_after_forward"] =
             std::string(toString(t.fsdp_reshard_after_forward));
@@ -328,7 +332,8 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.attention_kernel == b.attention_kernel && a.optimizer == b.optimizer &&
            a.framework == b.framework && a.overlap_grad_reduce == b.overlap_grad_reduce &&
            a.compile == b.compile && a.moe_load_imbalance == b.moe_load_imbalance &&
-           a.dropout == b.dropout && a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward;
+           a.dropout == b.dropout && a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward &&
+           a.fp8_recipe == b.fp8_recipe;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)
