@@ -15,6 +15,15 @@ constexpr double kGemmEfficiency = 0.70; // H100, H200, B200 and any GPU not mat
 constexpr double kGemmEfficiencyA100 = 0.75;
 constexpr double kGemmEfficiencyMi300 = 0.55;
 constexpr double kFp8GemmShare = 0.9; // of the BF16 share, against the FP8 peak
+// FP8 GEMMs with rowwise scales (PyTorch's CUTLASS f8f8bf16_rowwise kernel behind
+// torch._scaled_mm) run at this share of the tensorwise (cuBLAS) rate. Fitted to torchao's
+// end-to-end table (torchao/float8/README.md "Training benchmarks": Llama 3 8B, 8 H100, FSDP2,
+// batch 1 × 8192, compile, per-op SAC: tensorwise 7689.5, rowwise 6768 tokens/s, a 1.136 step
+// ratio, which the model's rowwise cast bytes alone put at 1.02). Consistent with
+// pytorch/torchtitan#1207, which reads "at least 1.11x" for Llama 3 70B's TP-8 w1 (131072 ×
+// 8192 × 5632) off torchao's rowwise speedup table (the model: 1.18×); held out: the rowwise rows
+// of the torchtitan AsyncTP benchmark (June 2025).
+constexpr double kRowwiseGemmRateShare = 0.78;
 
 // The cross-entropy streams the fp32 logits three times (4 bytes each): written by the LM head,
 // read by the softmax, gradient written; one third in forward, two in backward.
@@ -483,6 +492,8 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
         k.eff_bf16 = family;
         k.eff_lin = k.fp8 ? kFp8GemmShare * family : family;
     }
+    if (k.fp8 && (k.recipe == Fp8Recipe::Rowwise || k.recipe == Fp8Recipe::RowwiseGwHp))
+        k.eff_lin *= kRowwiseGemmRateShare;
     k.attn_ratio = kc.attention_efficiency_ratio;
     k.half = kc.gemm_half_size;
     double hbm = gpu.hbm_gbps * kBytesPerGB * kc.hbm_efficiency;
