@@ -293,7 +293,10 @@ private slots:
         s.parallel.tp = 8;
         s.parallel.sequence_parallel = true;
         s.gpus = 8;
+        // Megatron-Core / TransformerEngine's overlap (torchtitan's is priced per fused
+        // collective: torchtitanAsyncTpFusesEachCollectiveWithItsOwnGemm).
         s.training = fsdp(true);
+        s.training.framework = Framework::Megatron;
         const Dims d = dimsFor(s.model, s.training, s.parallel);
         const Topology topo = placeGroups(s.parallel, s.cluster);
         const ModelConstants kc;
@@ -318,6 +321,90 @@ private slots:
         const double plain = tpComm(c2, gemms).forward;
         s.parallel.tp_comm_overlap = true;
         QCOMPARE(tpComm(c2, gemms).forward, plain);
+    }
+
+    void fp8CastBytesFollowTheRecipe()
+    {
+        // M 2, K 3, N 5: X has 6 elements, W 15, dY 10. Bytes per element from torchao's
+        // roofline_utils.py (get_tensor_memory_traffic_ovhd_s, not fused with the previous op).
+        // tensorwise: X and dY 2 (amax) + 2 + 1 + 1 = 6, W 2 + 3 (forward) + 3 (backward).
+        Fp8CastBytes c = fp8CastBytes(2, 3, 5, Fp8Recipe::Tensorwise);
+        QCOMPARE(c.forward, 6 * 6.0 + 5 * 15.0);
+        QCOMPARE(c.backward, 6 * 10.0 + 3 * 15.0);
+        // rowwise: X and dY 5 + 3 = 8, W 3 + 4 + 3 = 10: 48 + 150 + 80 = 278 bytes in all.
+        c = fp8CastBytes(2, 3, 5, Fp8Recipe::Rowwise);
+        QCOMPARE(c.forward + c.backward, 278.0);
+        QCOMPARE(c.forward, 3 * 6.0 + 3 * 15.0);
+        // rowwise_with_gw_hp: X and dY 3, W 3 + 3; mxfp8: 3 + 3 each.
+        c = fp8CastBytes(2, 3, 5, Fp8Recipe::RowwiseGwHp);
+        QCOMPARE(c.forward + c.backward, 3 * 6.0 + 6 * 15.0 + 3 * 10.0);
+        c = fp8CastBytes(2, 3, 5, Fp8Recipe::Mxfp8);
+        QCOMPARE(c.forward + c.backward, 6 * 6.0 + 6 * 15.0 + 6 * 10.0);
+        // Cast on a 1/8 shard before the FP8 all-gather: (2 + 3)/8 + 2 (the transposed copy).
+        c = fp8CastBytes(2, 3, 5, Fp8Recipe::Tensorwise, 8, 8);
+        QCOMPARE(c.forward, (5 / 8.0 + 2) * 6 + 5 * 15.0);
+        QCOMPARE(c.backward, (5 / 8.0 + 2) * 10 + 3 * 15.0);
+        // Defaults: torchao's tensorwise for FSDP, Transformer Engine's delayed elsewhere.
+        TrainingSettings tr = fsdp(true);
+        QVERIFY(resolvedFp8Recipe(tr) == Fp8Recipe::Tensorwise);
+        tr.framework = Framework::Megatron;
+        QVERIFY(resolvedFp8Recipe(tr) == Fp8Recipe::Delayed);
+        tr.fp8_recipe = Fp8Recipe::Rowwise;
+        QVERIFY(resolvedFp8Recipe(tr) == Fp8Recipe::Rowwise);
+        // rowwise_with_gw_hp runs the weight-gradient GEMM in BF16 (1e15 here, FP8 2e15).
+        KernelModel k = kernels(true);
+        k.recipe = Fp8Recipe::RowwiseGwHp;
+        double f = 0, b = 0, w = 0;
+        k.linear(4096, 4096, 4096, 1, f, b, w);
+        QVERIFY_CLOSE(w, 2 * 4096. * 4096 * 4096 / 1e15, 1e-12);
+    }
+
+    void torchtitanAsyncTpFusesEachCollectiveWithItsOwnGemm()
+    {
+        Scenario s;
+        s.model = llama8b();
+        s.cluster = *PresetLibrary::builtin().hardware("h100-sxm");
+        s.parallel.tp = 8;
+        s.parallel.sequence_parallel = true;
+        s.gpus = 8;
+        s.training = fsdp(true, Recompute::Selective); // torchtitan's op-level SAC
+        const Dims d = dimsFor(s.model, s.training, s.parallel);
+        const Topology topo = placeGroups(s.parallel, s.cluster);
+        const ModelConstants kc;
+        const CommContext c{&s, &d, &topo, &kc, nullptr};
+        const LinkModel l = c.link(topo.tp);
+        const double S = d.b * d.s * d.h * 2; // one b·s·h bf16 activation
+        const double ag = c.seconds(Collective::AllGather, l, S);
+        const double rs = c.seconds(Collective::ReduceScatter, l, S);
+        // Vanilla: 2 gathers + 2 scatters each way, and SAC's two re-gathers in backward.
+        LayerTimes lt;
+        CommTimes tp = tpComm(c, lt);
+        QVERIFY_CLOSE(tp.forward, 2 * (ag + rs), 1e-12);
+        QVERIFY_CLOSE(tp.backward, 2 * (ag + rs) + 2 * ag, 1e-12);
+        // Float8 tensorwise gathers FP8: half the bytes; reduce-scatters stay BF16.
+        s.training.precision = Precision::FP8;
+        const double ag8 = c.seconds(Collective::AllGather, l, S / 2);
+        QVERIFY_CLOSE(tpComm(c, lt).forward, 2 * (ag8 + rs), 1e-12);
+        s.training.precision = Precision::BF16;
+        // AsyncTP under GEMMs far longer than any collective: the forward keeps only the two
+        // reduce-scatters' partial sums, the backward the two input-gradient reduce-scatters.
+        s.parallel.tp_comm_overlap = true;
+        lt.tp_gemm = TpGemmSeconds{1, 1, 1, 1, 1, 1, 1e-3};
+        tp = tpComm(c, lt);
+        QVERIFY_CLOSE(tp.forward, 2e-3, 1e-12);
+        QVERIFY_CLOSE(tp.backward, 2 * rs, 1e-12);
+        QVERIFY_CLOSE(tp.hidden, 4 * (ag + rs) + 2 * ag - 2 * rs, 1e-12);
+        // A GEMM of C covers (t - 1)/t of C: a gather of T under its GEMM leaves T - 7C/8.
+        const double C = 0.5 * ag;
+        lt.tp_gemm = TpGemmSeconds{C, 1, 1, 1, 1, 1, 0};
+        QVERIFY_CLOSE(tpComm(c, lt).forward, ag - C * 7 / 8, 1e-12);
+        // Rowwise Float8: a cast between gather and GEMM, so no gather fuses.
+        s.training.precision = Precision::FP8;
+        s.training.fp8_recipe = Fp8Recipe::Rowwise;
+        lt.tp_gemm = TpGemmSeconds{1, 1, 1, 1, 1, 1, 0};
+        tp = tpComm(c, lt);
+        QVERIFY_CLOSE(tp.forward, 2 * ag, 1e-12);
+        QVERIFY_CLOSE(tp.backward, 2 * ag + 2 * rs + 2 * ag, 1e-12);
     }
 };
 

@@ -233,6 +233,37 @@ private slots:
         QVERIFY(errorOf(R"({"training": {"dropout": 0.1}})").contains("training.dropout"));
     }
 
+    void fp8RecipeRoundTrips()
+    {
+        // Omitted: default (the framework's recipe), and not written back.
+        Scenario s = parseScenario(R"({"training": {"precision": "fp8"}})", "s.json");
+        QVERIFY(s.training.fp8_recipe == Fp8Recipe::Default);
+        QVERIFY(!scenarioToJson(s)["training"].contains("fp8_recipe"));
+        // Every documented value survives write → read (docs/scenario-format.md).
+        const std::pair<const char*, Fp8Recipe> values[] = {
+            {"default", Fp8Recipe::Default},
+            {"delayed", Fp8Recipe::Delayed},
+            {"tensorwise", Fp8Recipe::Tensorwise},
+            {"rowwise", Fp8Recipe::Rowwise},
+            {"rowwise_with_gw_hp", Fp8Recipe::RowwiseGwHp},
+            {"mxfp8", Fp8Recipe::Mxfp8}};
+        for (const auto& [name, recipe] : values) {
+            const Scenario r = parseScenario(
+                std::string(R"({"training": {"fp8_recipe": ")") + name + "\"}}", "s.json");
+            QVERIFY(r.training.fp8_recipe == recipe);
+            const Scenario back = parseScenario(scenarioToText(r), "back.json");
+            QVERIFY(back == r);
+        }
+        // An unknown recipe is a named error.
+        bool threw = false;
+        try {
+            (void)parseScenario(R"({"training": {"fp8_recipe": "blockwise"}})", "s.json");
+        } catch (const std::exception& e) {
+            threw = std::string(e.what()).find("fp8_recipe") != std::string::npos;
+        }
+        QVERIFY(threw);
+    }
+
     void attentionKernelRoundTrips()
     {
         // Omitted: default (the framework's kernel), and not written back.
