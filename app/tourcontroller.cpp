@@ -7,15 +7,26 @@
 #include "app/mainwindow.h"
 #include "app/workshop.h"
 #include "core/error.h"
+#include "widgets/breakdownview.h"
+#include "widgets/ganttview.h"
+#include "widgets/memoryview.h"
+#include "widgets/planmapview.h"
+#include "widgets/topologyview.h"
 
 #include <QAction>
 #include <QDockWidget>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLayout>
 #include <QMessageBox>
 #include <QScreen>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTextStream>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -46,7 +57,96 @@ QToolButton* button(QWidget* parent, QAction* action)
     return b;
 }
 
+void setPoints(QLabel* l, double points)
+{
+    QFont f = l->font();
+    if (f.pointSizeF() == points)
+        return;
+    f.setPointSizeF(points);
+    l->setFont(f);
+}
+
+/// Gives `pane` the larger share (55 %) of its splitter; the other shown panes keep their
+/// proportions in the rest. A pane alone in its splitter gets it all anyway.
+void enlarge(QSplitter* split, QWidget* pane)
+{
+    const int at = split->indexOf(pane);
+    QList<int> sizes = split->sizes();
+    int total = 0, others = 0, shown = 0;
+    for (int i = 0; i < split->count(); ++i) {
+        if (split->widget(i)->isHidden())
+            sizes[i] = 0;
+        total += sizes[i];
+        if (i != at && !split->widget(i)->isHidden()) {
+            others += sizes[i];
+            ++shown;
+        }
+    }
+    if (at < 0 || shown == 0 || total <= 0)
+        return;
+    const int mine = total * 55 / 100;
+    for (int i = 0; i < split->count(); ++i)
+        if (i != at && !split->widget(i)->isHidden())
+            sizes[i] = others > 0 ? (total - mine) * sizes[i] / others : (total - mine) / shown;
+    sizes[at] = mine;
+    split->setSizes(sizes);
+}
+
+/// `--name VALUE` or `--name=VALUE` at args[i]: removes it and sets `value` (empty when the
+/// value is missing); false when args[i] is another argument.
+bool takeOption(QStringList& args, int i, const QString& name, QString* value, bool* missing)
+{
+    const QString& a = args.at(i);
+    if (a == name) {
+        *missing = i + 1 >= args.size();
+        *value = *missing ? QString() : args.at(i + 1);
+        args.remove(i, *missing ? 1 : 2);
+        return true;
+    }
+    if (a.startsWith(name + QLatin1Char('='))) {
+        *value = a.mid(name.size() + 1);
+        *missing = value->isEmpty();
+        args.remove(i);
+        return true;
+    }
+    return false;
+}
+
 } // namespace
+
+TourLaunch TourLaunch::take(QStringList& args)
+{
+    TourLaunch out;
+    QString step;
+    bool haveStep = false;
+    for (int i = 1; i < args.size();) {
+        QString value;
+        bool missing = false;
+        if (takeOption(args, i, QStringLiteral("--tour"), &value, &missing)) {
+            out.tour = value;
+            if (missing)
+                out.error = TourController::tr("--tour needs a tour file or a bundled tour id "
+                                               "(paralens tour --list)");
+        } else if (takeOption(args, i, QStringLiteral("--tour-step"), &value, &missing)) {
+            step = value;
+            haveStep = true;
+        } else {
+            ++i;
+        }
+    }
+    if (haveStep && out.error.isEmpty()) {
+        bool ok = false;
+        out.step = step.toInt(&ok);
+        if (!ok || out.step < 1)
+            out.error = TourController::tr("--tour-step %1: expected a step number, 1 or more")
+                            .arg(step.isEmpty() ? QStringLiteral("(no value)") : step);
+        else if (out.tour.isEmpty())
+            out.error = TourController::tr("--tour-step %1: no tour to step into (give "
+                                           "--tour TOUR too)")
+                            .arg(step);
+    }
+    return out;
+}
 
 TourController::TourController(MainWindow* window) : QObject(window), m_window(window)
 {
@@ -70,8 +170,9 @@ TourController::TourController(MainWindow* window) : QObject(window), m_window(w
     auto* strip = new QWidget(m_dock);
     auto* column = new QVBoxLayout(strip);
     auto* row = new QHBoxLayout;
+    m_strip = strip;
+    // Wrapped too: a long tour title must not make the window wider than a projector.
     m_counter = label(strip, 1.0, true);
-    m_counter->setWordWrap(false);
     // Buttons first: on a projector narrower than the window they stay on screen.
     row->addWidget(button(strip, m_previous));
     row->addWidget(button(strip, m_next));
@@ -85,11 +186,14 @@ TourController::TourController(MainWindow* window) : QObject(window), m_window(w
     m_dock->setWidget(strip);
     window->addDockWidget(Qt::TopDockWidgetArea, m_dock);
     m_dock->hide();
+    strip->installEventFilter(this); // its width decides its height (fitStrip)
 
     // Presenter remotes send arrows and space; they only step the tour while presenting, so
     // that in the explorer the arrow keys keep moving sliders and spin boxes.
+    // Connected after the workshop's own handler: entering, its layout is in place; leaving,
+    // it has put the window back.
     connect(window->workshop()->presentationAction(), &QAction::toggled, this,
-            &TourController::updateKeys);
+            &TourController::onPresentation);
     updateKeys();
 }
 
@@ -102,7 +206,7 @@ void TourController::openDialog()
         openTour(path);
 }
 
-bool TourController::openTour(const QString& path)
+bool TourController::openTour(const QString& path, int step, QString* error)
 {
     try {
         const PresetLibrary& presets = m_window->document()->presets();
@@ -111,27 +215,57 @@ bool TourController::openTour(const QString& path)
             for (const BundledTour& b : bundledTours())
                 if (path == QString::fromStdString(b.id))
                     bundled = parseTour(b.text, b.id + ".paralens-tour.json", presets);
-        setTour(bundled ? *bundled : loadTourFile(path.toStdString(), presets));
+        const Tour tour = bundled ? *bundled : loadTourFile(path.toStdString(), presets);
+        const int n = static_cast<int>(tour.steps.size());
+        if (step < 1 || step > n)
+            throw InputError("tour-step", tr("%1: --tour-step %2: the tour has %3 steps (1 to %3)")
+                                              .arg(QString::fromStdString(tour.source))
+                                              .arg(step)
+                                              .arg(n)
+                                              .toStdString());
+        setTour(tour, step - 1);
     } catch (const InputError& e) {
-        QMessageBox::warning(m_window, tr("Tour not opened"), QString::fromStdString(e.what()));
+        const QString message = QString::fromStdString(e.what());
+        if (error)
+            *error = message;
+        else
+            QMessageBox::warning(m_window, tr("Tour not opened"), message);
         return false;
     }
     return true;
 }
 
-void TourController::setTour(const Tour& tour)
+bool TourController::launch(const TourLaunch& options)
+{
+    QString error = options.error;
+    if (error.isEmpty() && options.tour.isEmpty())
+        return true;
+    if (error.isEmpty() && openTour(options.tour, options.step, &error))
+        return true;
+    QTextStream(stderr) << "error: " << error << "\n";
+    // Window-modal and non-blocking: the window comes up behind it.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Tour not opened"), error, QMessageBox::Ok,
+                                m_window);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("TourErrorBox"));
+    box->open();
+    return false;
+}
+
+void TourController::setTour(const Tour& tour, int step)
 {
     std::vector<TourStepResult> results = runTour(tour); // throws before anything changes
     m_tour = tour;
     m_results = std::move(results);
     m_index = -1;
     m_dock->show();
-    goTo(0);
+    goTo(std::clamp(step, 0, stepCount() - 1));
     updateKeys();
 }
 
 void TourController::closeTour()
 {
+    restoreLayout(); // while presenting: the presentation as it was before the tour's steps
     m_tour = Tour{};
     m_results.clear();
     m_window->comparison()->unpin();
@@ -154,6 +288,96 @@ void TourController::goTo(int index)
     // One undoable edit per step: Undo returns to the previous step's plan.
     m_window->document()->edit(step.scenario, tr("Tour step %1").arg(index + 1));
     updateStrip();
+    emphasise();
+}
+
+QWidget* TourController::viewWidget(TourView view) const
+{
+    switch (view) {
+    case TourView::Memory:
+        return m_window->memoryView();
+    case TourView::Gantt:
+        return m_window->ganttView();
+    case TourView::Breakdown:
+        return m_window->breakdownView();
+    case TourView::Topology:
+        return m_window->topologyView();
+    case TourView::PlanMap:
+        return m_window->findChild<PlanMapView*>(); // app/plandocks.cpp's
+    }
+    return nullptr;
+}
+
+void TourController::onPresentation(bool on)
+{
+    if (on) {
+        emphasise();
+    } else {
+        // The workshop has put back the layout from before the presentation, this strip's
+        // visibility included: the tour may have opened or closed since.
+        m_beforeEmphasis.reset();
+        m_dock->setVisible(hasTour());
+    }
+    updateKeys();
+}
+
+void TourController::restoreLayout()
+{
+    if (!m_beforeEmphasis)
+        return;
+    m_beforeEmphasis->restore(m_window);
+    m_beforeEmphasis.reset();
+}
+
+void TourController::emphasise()
+{
+    if (!hasTour() || !m_window->workshop()->isPresenting())
+        return;
+    // Each step starts from the presentation's own layout: the previous step's view goes
+    // back where it was.
+    if (m_beforeEmphasis)
+        m_beforeEmphasis->restore(m_window);
+    else
+        m_beforeEmphasis = LayoutSnapshot::take(m_window);
+    bringForward(viewWidget(m_tour.steps[static_cast<std::size_t>(m_index)].view));
+}
+
+void TourController::bringForward(QWidget* view)
+{
+    if (!view)
+        return;
+    // From the chart up to the window: every pane, tab and dock on the way comes forward.
+    QWidget* child = view;
+    for (QWidget* parent = view->parentWidget(); child && child != m_window;
+         child = parent, parent = parent ? parent->parentWidget() : nullptr) {
+        if (auto* stack = qobject_cast<QStackedWidget*>(parent)) {
+            if (auto* tabs = qobject_cast<QTabWidget*>(stack->parentWidget()))
+                tabs->setCurrentWidget(child);
+            else
+                stack->setCurrentWidget(child);
+        } else if (auto* split = qobject_cast<QSplitter*>(parent)) {
+            child->show();
+            enlarge(split, child);
+        } else if (child->isHidden()) {
+            child->show();
+        }
+        if (auto* dock = qobject_cast<QDockWidget*>(child)) {
+            dock->show();
+            dock->raise(); // the current tab when tabified
+            // Room for a chart on the projector: half the window across (or down).
+            const Qt::DockWidgetArea area = m_window->dockWidgetArea(dock);
+            if (!dock->isFloating() &&
+                (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea))
+                m_window->resizeDocks({dock}, {m_window->width() / 2}, Qt::Horizontal);
+            else if (!dock->isFloating() && area != Qt::NoDockWidgetArea)
+                m_window->resizeDocks({dock}, {m_window->height() / 2}, Qt::Vertical);
+        }
+    }
+    // The chart itself takes the focus (its plot; keys still step the tour: window shortcuts).
+    if (auto* chart = qobject_cast<ChartView*>(view))
+        chart->plot()->setFocus(Qt::OtherFocusReason);
+    else
+        view->setFocus(Qt::OtherFocusReason);
 }
 
 QString TourController::counterText() const
@@ -181,6 +405,46 @@ void TourController::updateStrip()
     m_caption->setText(captionText());
     m_previous->setEnabled(hasTour() && m_index > 0);
     m_next->setEnabled(hasTour() && m_index + 1 < stepCount());
+    m_fittedWidth = -1; // new text: fit again
+    fitStrip();
+}
+
+bool TourController::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_strip && event->type() == QEvent::Resize && m_strip->width() != m_fittedWidth)
+        fitStrip();
+    return QObject::eventFilter(watched, event);
+}
+
+void TourController::fitStrip()
+{
+    if (m_fitting || !m_strip->layout())
+        return;
+    m_fitting = true;
+    const int width = m_strip->width();
+    QLayout* layout = m_strip->layout();
+    auto apply = [this](double points) {
+        setPoints(m_counter, std::max(8.0, points * 0.7));
+        setPoints(m_title, points * 1.3);
+        setPoints(m_caption, points);
+    };
+    auto needed = [&] {
+        layout->invalidate();
+        return layout->hasHeightForWidth() ? layout->heightForWidth(width)
+                                           : layout->sizeHint().height();
+    };
+    double points = m_captionPoints;
+    apply(points);
+    // A long caption on a small projector: a point smaller at a time, down to the explorer's
+    // size, rather than a strip that pushes the charts off the screen.
+    const int room = m_window->height() * 2 / 5;
+    while (m_window->workshop()->isPresenting() && points > 12 && needed() > room) {
+        points = std::max(12.0, points - 1);
+        apply(points);
+    }
+    m_strip->setFixedHeight(needed());
+    m_fittedWidth = width;
+    m_fitting = false;
 }
 
 void TourController::updateKeys()
@@ -205,20 +469,11 @@ void TourController::updateKeys()
     }
     m_next->setShortcuts(next);
     m_previous->setShortcuts(previous);
-    // The caption in large type for the back of the room.
-    auto size = [](QLabel* l, double points) {
-        QFont f = l->font();
-        f.setPointSizeF(points);
-        l->setFont(f);
-    };
     // Large type for the back of the room, scaled to the screen so that a caption of three
-    // lines leaves most of a 768-pixel projector to the charts.
+    // lines leaves most of a 768-pixel projector to the charts (fitStrip() applies it).
     const QScreen* screen = m_window->screen();
     const double height = screen ? screen->availableGeometry().height() : 1080;
-    const double caption = presenting ? std::clamp(height / 50, 12.0, 24.0) : 12;
-    size(m_counter, caption * 0.7);
-    size(m_title, caption * 1.3);
-    size(m_caption, caption);
+    m_captionPoints = presenting ? std::clamp(height / 50, 12.0, 24.0) : 12;
     updateStrip();
 }
 
