@@ -14,6 +14,7 @@
 #include "widgets/topologyview.h"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QEvent>
 #include <QFileDialog>
@@ -22,7 +23,6 @@
 #include <QLabel>
 #include <QLayout>
 #include <QMessageBox>
-#include <QScreen>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -30,6 +30,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <qcustomplot.h>
 
 #include <algorithm>
 #include <optional>
@@ -64,6 +65,17 @@ void setPoints(QLabel* l, double points)
         return;
     f.setPointSizeF(points);
     l->setFont(f);
+}
+
+/// The share of its splitter's length `pane` has (1 before the splitter has a size).
+double shareOf(QSplitter* split, QWidget* pane)
+{
+    const QList<int> sizes = split->sizes();
+    int total = 0;
+    for (int v : sizes)
+        total += v;
+    const int at = split->indexOf(pane);
+    return total > 0 && at >= 0 ? double(sizes[at]) / total : 1.0;
 }
 
 /// Gives `pane` the larger share (55 %) of its splitter; the other shown panes keep their
@@ -166,7 +178,9 @@ TourController::TourController(MainWindow* window) : QObject(window), m_window(w
 
     m_dock = new QDockWidget(tr("Tour"), window);
     m_dock->setObjectName(QStringLiteral("tourDock"));
-    m_dock->setFeatures(QDockWidget::DockWidgetMovable);
+    // No title bar: the counter names the tour, and a projector's 768 lines are precious.
+    m_dock->setFeatures(QDockWidget::NoDockWidgetFeatures);
+    m_dock->setTitleBarWidget(new QWidget(m_dock));
     auto* strip = new QWidget(m_dock);
     auto* column = new QVBoxLayout(strip);
     auto* row = new QHBoxLayout;
@@ -186,10 +200,13 @@ TourController::TourController(MainWindow* window) : QObject(window), m_window(w
     m_dock->setWidget(strip);
     window->addDockWidget(Qt::TopDockWidgetArea, m_dock);
     m_dock->hide();
-    strip->installEventFilter(this); // its width decides its height (fitStrip)
+    strip->installEventFilter(this);  // its width decides its height (fitStrip)
+    window->installEventFilter(this); // its height, the type while presenting
 
     // Presenter remotes send arrows and space; they only step the tour while presenting, so
     // that in the explorer the arrow keys keep moving sliders and spin boxes.
+    // After app/plandocks.cpp's handler (built before this controller), which may open a dock.
+    connect(window, &MainWindow::viewsUpdated, this, &TourController::onViewsUpdated);
     // Connected after the workshop's own handler: entering, its layout is in place; leaving,
     // it has put the window back.
     connect(window->workshop()->presentationAction(), &QAction::toggled, this,
@@ -265,18 +282,21 @@ void TourController::setTour(const Tour& tour, int step)
 
 void TourController::closeTour()
 {
+    const QSize size = holdSize();
     restoreLayout(); // while presenting: the presentation as it was before the tour's steps
     m_tour = Tour{};
     m_results.clear();
     m_window->comparison()->unpin();
     m_dock->hide();
     updateKeys();
+    releaseSize(size);
 }
 
 void TourController::goTo(int index)
 {
     if (!hasTour() || index < 0 || index >= stepCount() || index == m_index)
         return;
+    const QSize size = holdSize();
     m_index = index;
     const TourStep& step = m_tour.steps[static_cast<std::size_t>(index)];
     // The previous step, ghosted: what this step changed is what the class should see.
@@ -289,6 +309,35 @@ void TourController::goTo(int index)
     m_window->document()->edit(step.scenario, tr("Tour step %1").arg(index + 1));
     updateStrip();
     emphasise();
+    releaseSize(size); // panes shown before others were hidden grew it
+    // A lesson's plan that does not fit says so in its caption: the Fit advice does not pop
+    // up over the charts when the step's evaluation arrives (Tools ▸ Fit advice still opens it).
+    m_docksShown.clear();
+    for (QDockWidget* d : m_window->findChildren<QDockWidget*>())
+        if (d->isVisible())
+            m_docksShown << d;
+    m_stepEvaluating = true;
+}
+
+void TourController::onViewsUpdated()
+{
+    if (!hasTour())
+        return;
+    const QSize size = holdSize();
+    if (m_stepEvaluating) {
+        m_stepEvaluating = false;
+        for (QDockWidget* d : m_window->findChildren<QDockWidget*>())
+            if (d->isVisible() && !m_docksShown.contains(d))
+                d->hide();
+    }
+    // The evaluation can raise a chart's minimum (a ghosted baseline doubles the Gantt's):
+    // the room is made again before the window lays itself out.
+    if (m_window->workshop()->isPresenting()) {
+        ensureRoom(viewWidget(m_tour.steps[static_cast<std::size_t>(m_index)].view));
+        m_fittedWidth = -1;
+        fitStrip();
+    }
+    releaseSize(size);
 }
 
 QWidget* TourController::viewWidget(TourView view) const
@@ -310,15 +359,17 @@ QWidget* TourController::viewWidget(TourView view) const
 
 void TourController::onPresentation(bool on)
 {
-    if (on) {
-        emphasise();
-    } else {
+    const QSize size = holdSize();
+    if (!on) {
         // The workshop has put back the layout from before the presentation, this strip's
         // visibility included: the tour may have opened or closed since.
         m_beforeEmphasis.reset();
         m_dock->setVisible(hasTour());
     }
-    updateKeys();
+    updateKeys(); // the keys, and the type for the room
+    if (on)
+        emphasise();
+    releaseSize(size);
 }
 
 void TourController::restoreLayout()
@@ -340,6 +391,8 @@ void TourController::emphasise()
     else
         m_beforeEmphasis = LayoutSnapshot::take(m_window);
     bringForward(viewWidget(m_tour.steps[static_cast<std::size_t>(m_index)].view));
+    m_fittedWidth = -1;
+    fitStrip(); // with the room this step's layout leaves
 }
 
 void TourController::bringForward(QWidget* view)
@@ -373,11 +426,117 @@ void TourController::bringForward(QWidget* view)
                 m_window->resizeDocks({dock}, {m_window->height() / 2}, Qt::Vertical);
         }
     }
+    ensureRoom(view);
     // The chart itself takes the focus (its plot; keys still step the tour: window shortcuts).
     if (auto* chart = qobject_cast<ChartView*>(view))
         chart->plot()->setFocus(Qt::OtherFocusReason);
     else
         view->setFocus(Qt::OtherFocusReason);
+}
+
+void TourController::ensureRoom(QWidget* view)
+{
+    if (!view)
+        return;
+    // The column of charts that holds the view, and its row that does.
+    for (QWidget* pane = view; pane->parentWidget(); pane = pane->parentWidget())
+        if (auto* split = qobject_cast<QSplitter*>(pane->parentWidget());
+            split && split->orientation() == Qt::Vertical) {
+            makeRoom(split, pane);
+            return;
+        }
+    // A chart outside the views' rows (a dock's): the rows still leave the caption its room.
+    for (QWidget* w = m_window->ganttView()->parentWidget(); w; w = w->parentWidget())
+        if (auto* rows = qobject_cast<QSplitter*>(w); rows && rows->orientation() == Qt::Vertical) {
+            makeRoom(rows, nullptr);
+            return;
+        }
+}
+
+void TourController::makeRoom(QSplitter* split, QWidget* pane)
+{
+    // Height is what a projector lacks: the other rows give way, the schedule's last (the
+    // Gantt and its animation), while the chart would get under 40 % of its column (the
+    // others' minimum heights, a ghosted baseline's among them, can hold it down) or the
+    // window's minimum height, with the caption strip as tall as it wants, would outgrow it.
+    QWidget* gantt = m_window->ganttView();
+    auto holdsGantt = [gantt](QWidget* w) { return w == gantt || w->isAncestorOf(gantt); };
+    const int height = targetHeight();
+    const int strip = std::min(stripHeightAt(m_captionPoints), height * 2 / 5);
+    auto crowded = [&] {
+        return (pane && shareOf(split, pane) < 0.4) || minimumWithoutStrip() + strip > height;
+    };
+    auto shownRows = [split] {
+        int n = 0;
+        for (int i = 0; i < split->count(); ++i)
+            n += !split->widget(i)->isHidden();
+        return n;
+    };
+    // Without a pane of its own (a dock's chart) the column keeps one row.
+    while (crowded() && (pane || shownRows() > 1)) {
+        QWidget* drop = nullptr;
+        for (int i = 0; i < split->count(); ++i) {
+            QWidget* row = split->widget(i);
+            if (row != pane && !row->isHidden() &&
+                (!drop || (holdsGantt(drop) && !holdsGantt(row))))
+                drop = row;
+        }
+        if (!drop)
+            break;
+        drop->hide();
+        if (pane)
+            enlarge(split, pane);
+    }
+}
+
+QSize TourController::holdSize()
+{
+    const QSize size = m_window->size();
+    if (!m_held.isValid())
+        m_held = size;
+    return size;
+}
+
+void TourController::releaseSize(const QSize& size)
+{
+    if (m_held != size)
+        return; // an inner hold: the outer one gives the size back
+    keepWindowSize(m_window, size);
+    m_held = QSize();
+}
+
+int TourController::targetHeight() const
+{
+    return m_held.isValid() ? m_held.height() : m_window->height();
+}
+
+int TourController::minimumWithoutStrip() const
+{
+    // Fresh: a row just hidden or shown, a minimum just raised count. Splitters and layouts
+    // learn of them from posted layout requests; the window may grow on the way, and
+    // releaseSize() gives it its size back.
+    for (int round = 0; round < 3; ++round)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    if (QWidget* central = m_window->centralWidget(); central && central->layout())
+        central->layout()->invalidate();
+    m_window->layout()->invalidate();
+    const int all = m_window->minimumSizeHint().height();
+    if (!m_dock->isVisible())
+        return all;
+    return all - (m_strip->minimumHeight() > 0 ? m_strip->minimumHeight()
+                                               : m_strip->minimumSizeHint().height());
+}
+
+int TourController::stripHeightAt(double points)
+{
+    setPoints(m_counter, std::max(8.0, points * 0.7));
+    setPoints(m_title, points * 1.3);
+    setPoints(m_caption, points);
+    QLayout* layout = m_strip->layout();
+    layout->invalidate();
+    const int width = m_strip->width();
+    return layout->hasHeightForWidth() ? layout->heightForWidth(width)
+                                       : layout->sizeHint().height();
 }
 
 QString TourController::counterText() const
@@ -411,8 +570,12 @@ void TourController::updateStrip()
 
 bool TourController::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_strip && event->type() == QEvent::Resize && m_strip->width() != m_fittedWidth)
-        fitStrip();
+    if (event->type() == QEvent::Resize) {
+        if (watched == m_strip && m_strip->width() != m_fittedWidth)
+            fitStrip();
+        else if (watched == m_window && hasTour() && m_window->workshop()->isPresenting())
+            updateKeys(); // the type follows the window's height
+    }
     return QObject::eventFilter(watched, event);
 }
 
@@ -421,29 +584,25 @@ void TourController::fitStrip()
     if (m_fitting || !m_strip->layout())
         return;
     m_fitting = true;
-    const int width = m_strip->width();
-    QLayout* layout = m_strip->layout();
-    auto apply = [this](double points) {
-        setPoints(m_counter, std::max(8.0, points * 0.7));
-        setPoints(m_title, points * 1.3);
-        setPoints(m_caption, points);
-    };
-    auto needed = [&] {
-        layout->invalidate();
-        return layout->hasHeightForWidth() ? layout->heightForWidth(width)
-                                           : layout->sizeHint().height();
-    };
-    double points = m_captionPoints;
-    apply(points);
     // A long caption on a small projector: a point smaller at a time, down to the explorer's
-    // size, rather than a strip that pushes the charts off the screen.
-    const int room = m_window->height() * 2 / 5;
-    while (m_window->workshop()->isPresenting() && points > 12 && needed() > room) {
-        points = std::max(12.0, points - 1);
-        apply(points);
+    // size, rather than a strip that pushes the charts off the screen: at most 40 % of the
+    // window, and never so tall that the window's minimum height (the charts' minimums, the
+    // toolbars) would outgrow the window.
+    // In the explorer down to 10 points (its charts cannot give way).
+    const bool presenting = m_window->workshop()->isPresenting();
+    const double smallest = presenting ? 12 : 10;
+    double points = m_captionPoints;
+    int needed = stripHeightAt(points);
+    if (m_dock->isVisible()) {
+        const int height = targetHeight();
+        const int room = std::min(height * 2 / 5, height - minimumWithoutStrip());
+        while (points > smallest && needed > room) {
+            points = std::max(smallest, points - 1);
+            needed = stripHeightAt(points);
+        }
     }
-    m_strip->setFixedHeight(needed());
-    m_fittedWidth = width;
+    m_strip->setFixedHeight(needed);
+    m_fittedWidth = m_strip->width();
     m_fitting = false;
 }
 
@@ -469,11 +628,10 @@ void TourController::updateKeys()
     }
     m_next->setShortcuts(next);
     m_previous->setShortcuts(previous);
-    // Large type for the back of the room, scaled to the screen so that a caption of three
-    // lines leaves most of a 768-pixel projector to the charts (fitStrip() applies it).
-    const QScreen* screen = m_window->screen();
-    const double height = screen ? screen->availableGeometry().height() : 1080;
-    m_captionPoints = presenting ? std::clamp(height / 50, 12.0, 24.0) : 12;
+    // Large type for the back of the room, scaled to the window (on a projector, the screen)
+    // so that a caption of three lines leaves most of a 768-pixel projector to the charts
+    // (fitStrip() applies it).
+    m_captionPoints = presenting ? std::clamp(targetHeight() / 50.0, 12.0, 24.0) : 12;
     updateStrip();
 }
 

@@ -14,6 +14,7 @@
 class QAction;
 class QDockWidget;
 class QLabel;
+class QSplitter;
 class QWidget;
 
 namespace paralens {
@@ -44,9 +45,13 @@ struct TourLaunch
 /// raised and the chart takes the focus; for the plan map the Plan map dock opens with the
 /// step's plan outlined. The layout before the first step's emphasis comes back with every
 /// step, when the tour closes while presenting, and (with the rest of the window) when the
-/// presentation ends (Workshop's LayoutSnapshot). The caption strip is exactly as tall as its
-/// wrapped text at the window's width; in presentation type, shrunk a point at a time when
-/// the text would take more than ~40 % of the window.
+/// presentation ends (Workshop's LayoutSnapshot). In a column of charts (the views' rows) the
+/// other rows give way, the Gantt's last, while the chart would get under 40 % of the column
+/// or the window could not hold its minimum height. A step does not open docks by itself: the
+/// Fit advice that a plan over capacity opens is closed again when the step's evaluation
+/// arrives (the caption says the plan does not fit; Tools ▸ Fit advice still opens it). The caption
+/// strip is exactly as tall as its wrapped text at the window's width; in presentation type, shrunk
+/// a point at a time when the text would take more than ~40 % of the window.
 class TourController : public QObject
 {
     Q_OBJECT
@@ -94,12 +99,25 @@ private:
     void updateStrip();
     void updateKeys();
     void onPresentation(bool on);
+    void onViewsUpdated();
     /// Sizes the strip to its text at its width (and the caption's type to the window).
     void fitStrip();
     /// While presenting: the layout before the tour's emphasis, then this step's view forward.
     void emphasise();
     void bringForward(QWidget* view);
+    void ensureRoom(QWidget* view);
+    void makeRoom(QSplitter* split, QWidget* pane);
     void restoreLayout();
+    /// The window's size while a step changes the layout (passing states of the layout can
+    /// grow the window; the room is reckoned in the size it had): holdSize() before,
+    /// releaseSize() with what it returned after.
+    QSize holdSize();
+    void releaseSize(const QSize& size);
+    int targetHeight() const;
+    /// The window's minimum height less the strip's (layouts recomputed).
+    int minimumWithoutStrip() const;
+    /// Sets the strip's type from the caption's `points` and returns its height at its width.
+    int stripHeightAt(double points);
 
     MainWindow* m_window;
     Tour m_tour;
@@ -120,6 +138,9 @@ private:
     bool m_fitting = false;
     /// The presentation layout before this tour's first emphasis (empty when not emphasising).
     std::optional<LayoutSnapshot> m_beforeEmphasis;
+    QList<QPointer<QDockWidget>> m_docksShown; ///< the docks shown when the step was taken
+    bool m_stepEvaluating = false;             ///< the step's evaluation has not arrived
+    QSize m_held;                              ///< the window's size while holdSize() holds
 };
 
 } // namespace paralens

@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QLayout>
 #include <QMainWindow>
 #include <QSplitter>
 #include <QStyle>
@@ -46,6 +47,17 @@ void LayoutSnapshot::restore(QMainWindow* window) const
             s.splitter->widget(i)->setHidden(s.hidden[i]);
         s.splitter->setSizes(s.sizes);
     }
+}
+
+void keepWindowSize(QMainWindow* window, const QSize& size)
+{
+    QLayout* layout = window->layout();
+    if (!layout)
+        return;
+    layout->invalidate();
+    layout->activate(); // the minimum of the layout as it is now, not as it passed
+    if (window->size() != size && !window->isMaximized() && !window->isFullScreen())
+        window->resize(size.expandedTo(window->minimumSize()));
 }
 
 Workshop::Workshop(QMainWindow* window, Document* doc, GanttView* gantt)
@@ -119,6 +131,7 @@ void Workshop::setPresentation(bool on)
     if (on == m_active)
         return; // leaving when not presenting: nothing was saved to restore
     m_active = on;
+    const QSize size = m_window->size();
     if (on) // before anything moves: what leaving puts back
         m_saved = LayoutSnapshot::take(m_window, m_hide);
     m_bar->setVisible(on);
@@ -177,6 +190,9 @@ void Workshop::setPresentation(bool on)
         m_gantt->setPresentation(false);
         m_gantt->setCursorSeconds(-1);
     }
+    // The bar shown before the rows were hidden (entering), the rows shown before the bar
+    // went (leaving): the window keeps its size.
+    keepWindowSize(m_window, size);
 }
 
 double Workshop::pipelineSeconds() const

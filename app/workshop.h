@@ -44,6 +44,12 @@ private:
     QList<QPair<QPointer<QWidget>, bool>> m_widgets;
 };
 
+/// Lays `window` out now and gives it `size` back when a passing state of its layout (a pane
+/// shown before another was hidden) grew it: the window's minimum size only ever pushes it
+/// bigger. A window whose minimum no longer fits `size` keeps that minimum; a maximised or
+/// full-screen one is only laid out.
+void keepWindowSize(QMainWindow* window, const QSize& size);
+
 /// Workshop mode (View ▸ Presentation): large fonts and high contrast for a projector, a
 /// play / step control that moves a time cursor through the schedule (the memory lane and the
 /// in-flight counts follow), and one-click schedule buttons that keep the Gantt's time range
