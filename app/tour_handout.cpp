@@ -172,7 +172,8 @@ struct Pages
 /// 96-dpi pixels from its top-left): the one drawing of the PDF page and of its image.
 void paintPage(QCPPainter& painter, const QRect& area, const Pages& pages, int page)
 {
-    const Fonts f = fonts(painter.font());
+    // From the application's font, not the painter's: that is whatever the last page set.
+    const Fonts f = fonts(QFont());
     const Tour& tour = pages.tour;
     if (page == 0) {
         titlePage(painter, f, area, tour);
