@@ -106,6 +106,9 @@ int main(int argc, char** argv)
                                          qEnvironmentVariable("PARALENS_ACCURACY_HARDWARE"),
                                          floating);
     }
+    // Presenting first: a tour's steps are then laid out for the projector from the start.
+    if (present)
+        window.workshop()->setPresentation(true);
     window.findChild<paralens::TourController*>()->launch(tour); // errors: a box and stderr
     // Screenshots and demos: PARALENS_SHOW_DOCKS=SearchDock,CalibrationDock,... opens those
     // docks (object names), as their Tools menu entries do.
@@ -115,10 +118,8 @@ int main(int argc, char** argv)
             dock->show();
             dock->raise();
         }
-    if (present) {
-        window.workshop()->setPresentation(true);
+    if (present)
         QTimer::singleShot(1000, window.workshop(), &paralens::Workshop::play);
-    }
     // Work left by a session that crashed: offered once the window is on screen.
     QTimer::singleShot(0, &window, [&window] { window.autosave()->offerRecovery(&window); });
     return app.exec();

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "widgets/breakdownview.h"
 #include "widgets/ganttview.h"
+#include "widgets/headline.h"
 #include "widgets/memoryview.h"
 #include "widgets/planmapview.h"
 #include "widgets/topologyview.h"
@@ -417,16 +418,16 @@ void TourController::bringForward(QWidget* view)
         if (auto* dock = qobject_cast<QDockWidget*>(child)) {
             dock->show();
             dock->raise(); // the current tab when tabified
-            // Room for a chart on the projector: half the window across (or down).
-            const Qt::DockWidgetArea area = m_window->dockWidgetArea(dock);
-            if (!dock->isFloating() &&
-                (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea))
-                m_window->resizeDocks({dock}, {m_window->width() / 2}, Qt::Horizontal);
-            else if (!dock->isFloating() && area != Qt::NoDockWidgetArea)
-                m_window->resizeDocks({dock}, {m_window->height() / 2}, Qt::Vertical);
+            // Room for a chart on the projector: the charts' column gives way (the docks fill
+            // the window without it), and the caption says what the figures are; beside a
+            // narrowed column its headline and charts would be squeezed past reading.
+            if (!dock->isFloating() && dock->parentWidget() == m_window)
+                if (QWidget* central = m_window->centralWidget())
+                    central->hide();
         }
     }
-    ensureRoom(view);
+    if (QWidget* central = m_window->centralWidget(); central && !central->isHidden())
+        ensureRoom(view);
     // The chart itself takes the focus (its plot; keys still step the tour: window shortcuts).
     if (auto* chart = qobject_cast<ChartView*>(view))
         chart->plot()->setFocus(Qt::OtherFocusReason);
@@ -472,14 +473,29 @@ void TourController::makeRoom(QSplitter* split, QWidget* pane)
             n += !split->widget(i)->isHidden();
         return n;
     };
-    // Without a pane of its own (a dock's chart) the column keeps one row.
-    while (crowded() && (pane || shownRows() > 1)) {
-        QWidget* drop = nullptr;
+    // A row left a sliver (under a quarter of the column, near its minimum) is no chart either.
+    auto sliver = [&]() -> QWidget* {
+        QWidget* thinnest = nullptr;
         for (int i = 0; i < split->count(); ++i) {
             QWidget* row = split->widget(i);
-            if (row != pane && !row->isHidden() &&
-                (!drop || (holdsGantt(drop) && !holdsGantt(row))))
-                drop = row;
+            if (row != pane && !row->isHidden() && shareOf(split, row) < 0.25 &&
+                (!thinnest || shareOf(split, row) < shareOf(split, thinnest)))
+                thinnest = row;
+        }
+        return thinnest;
+    };
+    // Without a pane of its own (a dock's chart) the column keeps one row.
+    while (pane || shownRows() > 1) {
+        QWidget* drop = nullptr;
+        if (crowded()) {
+            for (int i = 0; i < split->count(); ++i) {
+                QWidget* row = split->widget(i);
+                if (row != pane && !row->isHidden() &&
+                    (!drop || (holdsGantt(drop) && !holdsGantt(row))))
+                    drop = row;
+            }
+        } else if (pane) {
+            drop = sliver();
         }
         if (!drop)
             break;
@@ -520,7 +536,12 @@ int TourController::minimumWithoutStrip() const
     if (QWidget* central = m_window->centralWidget(); central && central->layout())
         central->layout()->invalidate();
     m_window->layout()->invalidate();
-    const int all = m_window->minimumSizeHint().height();
+    int all = m_window->minimumSizeHint().height();
+    // The headline's minimum is one row of figure cards; at a projector's width in the large
+    // type they take two or three rows (and a line more each with a baseline pinned), which
+    // the column squeezes when the window is at its minimum: count what it needs.
+    if (QWidget* head = m_window->headline(); head && head->isVisibleTo(m_window))
+        all += std::max(0, head->sizeHint().height() - head->minimumSizeHint().height());
     if (!m_dock->isVisible())
         return all;
     return all - (m_strip->minimumHeight() > 0 ? m_strip->minimumHeight()
@@ -532,11 +553,20 @@ int TourController::stripHeightAt(double points)
     setPoints(m_counter, std::max(8.0, points * 0.7));
     setPoints(m_title, points * 1.3);
     setPoints(m_caption, points);
-    QLayout* layout = m_strip->layout();
-    layout->invalidate();
-    const int width = m_strip->width();
-    return layout->hasHeightForWidth() ? layout->heightForWidth(width)
-                                       : layout->sizeHint().height();
+    // Added up from the widgets: the layout's own height for a width can lag a font change
+    // (its items keep the heights they measured).
+    auto* column = qobject_cast<QBoxLayout*>(m_strip->layout());
+    const QMargins margins = column->contentsMargins();
+    const int inner = std::max(1, m_strip->width() - margins.left() - margins.right());
+    const int gap = std::max(0, column->spacing());
+    int row = 0, buttons = 0;
+    for (auto* b : m_strip->findChildren<QToolButton*>(Qt::FindDirectChildrenOnly)) {
+        row = std::max(row, b->sizeHint().height());
+        buttons += b->sizeHint().width() + gap;
+    }
+    row = std::max(row, m_counter->heightForWidth(std::max(1, inner - buttons)));
+    return margins.top() + row + gap + m_title->heightForWidth(inner) + gap +
+           m_caption->heightForWidth(inner) + margins.bottom();
 }
 
 QString TourController::counterText() const

@@ -26,7 +26,10 @@ LayoutSnapshot LayoutSnapshot::take(QMainWindow* window, const QList<QWidget*>& 
             s.hidden << split->widget(i)->isHidden();
         shot.m_splitters << s;
     }
-    for (QWidget* w : widgets)
+    QList<QWidget*> all = widgets;
+    if (QWidget* central = window->centralWidget(); central && !all.contains(central))
+        all << central;
+    for (QWidget* w : all)
         shot.m_widgets << qMakePair(QPointer<QWidget>(w), w->isHidden());
     return shot;
 }
@@ -35,10 +38,11 @@ void LayoutSnapshot::restore(QMainWindow* window) const
 {
     if (isEmpty())
         return;
-    window->restoreState(m_state);
+    // The widgets first: docks restored beside a hidden central widget would fill the window.
     for (const auto& [w, hidden] : m_widgets)
         if (w)
             w->setHidden(hidden);
+    window->restoreState(m_state);
     // Panes first, then sizes: a pane shown again takes the size it had.
     for (const Splitter& s : m_splitters) {
         if (!s.splitter || s.splitter->count() != s.hidden.size())

@@ -23,7 +23,8 @@ class GanttView;
 
 /// The arrangement of a window that presentation mode and a tour's emphasis change and put
 /// back: the docks and toolbars (QMainWindow::saveState), the sizes of every splitter in the
-/// window and which of their panes are hidden, and whether each of `widgets` is hidden.
+/// window and which of their panes are hidden, and whether the central widget and each of
+/// `widgets` are hidden.
 class LayoutSnapshot
 {
 public:
