@@ -283,6 +283,22 @@ void readTraining(Reader& r, Scenario& s, std::int64_t& local, std::int64_t& glo
         for (const auto& c : *converters)
             if (c.find("float8") != std::string::npos)
                 t.precision = Precision::FP8;
+    // torchao's recipe (quantize.linear.float8.recipe_name; float8.recipe_name before the
+    // quantize section); unset is tensorwise, fp8_recipe's FSDP default.
+    std::optional<std::string> recipe = r.string("quantize.linear.float8", "recipe_name");
+    if (!recipe)
+        recipe = r.string("float8", "recipe_name");
+    if (recipe && t.precision == Precision::FP8) {
+        if (const auto v = parseFp8Recipe(*recipe))
+            t.fp8_recipe = *v == Fp8Recipe::Tensorwise ? Fp8Recipe::Default : *v;
+        else {
+            const char* sec = r.get("quantize.linear.float8", "recipe_name")
+                                  ? "quantize.linear.float8"
+                                  : "float8";
+            r.fail(*r.get(sec, "recipe_name"), std::string(sec) + ".recipe_name",
+                   "'" + *recipe + "' is not tensorwise, rowwise or rowwise_with_gw_hp");
+        }
+    }
     (void)r.string("optimizer", "name");
 }
 

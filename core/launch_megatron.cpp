@@ -3,6 +3,7 @@
 // Names: megatron/training/arguments.py of Megatron-LM core_v0.15.0 (docs/launch-config.md).
 #include "core/launch_megatron.h"
 #include "core/constants.h"
+#include "core/kernel_time.h"
 #include "core/launch_common.h"
 
 #include <string>
@@ -157,7 +158,27 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     a.flag("--bf16");
     if (t.precision == Precision::FP8) {
         a.opt("--fp8-format", kMegatronFp8Format);
-        a.opt("--fp8-recipe", kMegatronFp8Recipe);
+        // Megatron-LM's --fp8-recipe: delayed (its default), tensorwise (TE current scaling),
+        // mxfp8; torchao's rowwise recipes have no Megatron counterpart.
+        std::string recipe = kMegatronFp8Recipe;
+        switch (resolvedFp8Recipe(t)) {
+        case Fp8Recipe::Tensorwise:
+            recipe = "tensorwise";
+            break;
+        case Fp8Recipe::Mxfp8:
+            recipe = "mxfp8";
+            break;
+        case Fp8Recipe::Rowwise:
+        case Fp8Recipe::RowwiseGwHp:
+            w.add("fp8_recipe_not_megatron",
+                  "training.fp8_recipe " + std::string(toString(t.fp8_recipe)) +
+                      " has no Megatron-LM --fp8-recipe; delayed written");
+            break;
+        case Fp8Recipe::Default:
+        case Fp8Recipe::Delayed:
+            break;
+        }
+        a.opt("--fp8-recipe", recipe);
     }
     if (t.recompute != Recompute::None)
         a.opt("--recompute-granularity", std::string(toString(t.recompute)));

@@ -4,6 +4,7 @@
 #include "core/launch_torchtitan.h"
 #include "core/constants.h"
 #include "core/framework.h"
+#include "core/kernel_time.h"
 #include "core/launch_common.h"
 #include "core/params.h"
 
@@ -316,11 +317,21 @@ void otherTables(const Scenario& s, std::ostringstream& o, Warnings& w)
         t.raw("lr", formatNumber(kLaunchPeakLr));
     }
     if (tr.precision == Precision::FP8) {
-        // Tensorwise scaling with FP8 all-gathers, torchtitan's recipe for FSDP (docs/float8.md).
+        // Tensorwise scaling with FP8 all-gathers, torchtitan's recipe for FSDP (docs/float8.md);
+        // the rowwise recipes gather in BF16.
+        Fp8Recipe recipe = resolvedFp8Recipe(tr);
+        if (recipe == Fp8Recipe::Delayed || recipe == Fp8Recipe::Mxfp8) {
+            w.add("fp8_recipe_not_torchao_float8",
+                  "training.fp8_recipe " + std::string(toString(recipe)) +
+                      " is not a torchao float8 recipe; tensorwise written");
+            recipe = Fp8Recipe::Tensorwise;
+        }
         Table t(o, "quantize.linear.float8");
-        t.str("recipe_name", "tensorwise");
-        t.boolean("enable_fsdp_float8_all_gather", true);
-        t.boolean("precompute_float8_dynamic_scale_for_fsdp", true);
+        t.str("recipe_name", std::string(toString(recipe)));
+        if (recipe == Fp8Recipe::Tensorwise) {
+            t.boolean("enable_fsdp_float8_all_gather", true);
+            t.boolean("precompute_float8_dynamic_scale_for_fsdp", true);
+        }
         if (s.model.isMoe()) {
             Table g(o, "quantize.grouped_mm.float8");
             g.raw("fqns", R"(["experts"])");
