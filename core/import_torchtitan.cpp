@@ -25,7 +25,18 @@ public:
     const Value* get(const char* section, const char* key)
     {
         m_read.insert(std::string(section) + "." + key);
-        const Value* t = m_root.find(section);
+        // A dotted section ("quantize.linear.float8") is a path of nested tables.
+        const Value* t = &m_root;
+        for (std::string_view rest = section; t;) {
+            const std::size_t dot = rest.find('.');
+            const std::string part(rest.substr(0, dot));
+            if (t != &m_root && t->kind != Value::Kind::Table)
+                fail(*t, section, std::string("expected a table, got ") + kindName(t->kind));
+            t = t->find(part);
+            if (dot == std::string_view::npos)
+                break;
+            rest.remove_prefix(dot + 1);
+        }
         if (!t)
             return nullptr;
         if (t->kind != Value::Kind::Table)

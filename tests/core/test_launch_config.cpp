@@ -130,6 +130,15 @@ std::vector<std::pair<const char*, Scenario>> torchtitanPlans()
         out.push_back({"llama3-70b tp8 pp4 v2 fsdp fp8", s});
     }
     {
+        Scenario s = base("llama3-8b", 64, Framework::FSDP); // Float8 rowwise + AsyncTP
+        s.parallel = {
+            .tp = 8, .dp = 8, .sequence_parallel = true, .zero = 3, .tp_comm_overlap = true};
+        s.training.compile = true;
+        s.training.precision = Precision::FP8;
+        s.training.fp8_recipe = Fp8Recipe::Rowwise;
+        out.push_back({"llama3-8b tp8 fp8 rowwise asynctp", s});
+    }
+    {
         Scenario s = base("llama3-8b", 16, Framework::FSDP); // ZeRO-2 with CP
         s.parallel = {.dp = 8, .cp = 2, .zero = 2};
         s.parallel.cp_comm = CpComm::AllToAll;
