@@ -10,6 +10,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <typeinfo>
 
 namespace paralens {
 namespace {
@@ -91,6 +92,13 @@ void ChartView::adaptLayout(const QSize& size)
     if (size.width() <= 0 || size.height() <= 0)
         return;
     fitTitle(size.width());
+    fitTickCounts(size);
+    // A narrow chart's side legend takes smaller swatches, so that its names keep their room.
+    if (m_sideLegend) {
+        const QSize icon = size.width() < 700 ? QSize(12, 10) : QSize(24, 12);
+        if (m_plot->legend->iconSize() != icon)
+            m_plot->legend->setIconSize(icon);
+    }
     if (m_sideLegend)
         fitSideLegend(size.height());
     adaptLayoutTo(size);
@@ -131,23 +139,60 @@ void ChartView::fitTitle(int width)
     if (!m_title || width <= 0)
         return;
     const QFontMetrics fm(m_title->font());
-    const int room = std::max(40, width - 16);
-    QStringList lines;
-    QString line;
-    static const QRegularExpression breaks(QStringLiteral("(?<= — | · |, )"));
-    for (const QString& piece : m_titleText.split(breaks)) {
-        if (!line.isEmpty() && fm.horizontalAdvance(line + piece.trimmed()) > room) {
-            lines << line.trimmed();
-            line.clear();
-        }
-        line += piece;
-    }
-    lines << line.trimmed();
-    for (QString& l : lines)
-        l = fm.elidedText(l, Qt::ElideRight, room);
-    const QString text = lines.join(QLatin1Char('\n'));
+    // The title is centred over the axis rect's column: the side legend's column is not room.
+    int legend = 0;
+    if (m_sideLegend && m_plot->legend->visible())
+        legend = m_plot->legend->minimumOuterSizeHint().width() + 8;
+    const QString text = wrapText(m_titleText, fm, std::max(40, width - legend - 16));
     if (text != m_title->text())
         m_title->setText(text);
+}
+
+// Numeric axes get as many ticks as their labels have room for (about two label widths apart
+// across, two lines apart up), so that a narrow chart's labels never run into each other.
+// Text, log and time tickers are left to their views.
+void ChartView::fitTickCounts(const QSize& size)
+{
+    for (QCPAxisRect* rect : m_plot->axisRects())
+        for (QCPAxis* axis : rect->axes()) {
+            const QSharedPointer<QCPAxisTicker> ticker = axis->ticker();
+            if (!ticker || typeid(*ticker) != typeid(QCPAxisTicker))
+                continue;
+            const QFontMetrics fm(axis->tickLabelFont());
+            const bool across = axis->orientation() == Qt::Horizontal;
+            const int length = across ? std::max(rect->width(), size.width() / 2)
+                                      : std::max(rect->height(), size.height() / 3);
+            const int per = across ? fm.horizontalAdvance(QStringLiteral("00000")) * 2
+                                   : fm.height() * 2;
+            // The count the view chose is the most (remembered the first time through).
+            QVariant most = axis->property("paralensTicks");
+            if (!most.isValid()) {
+                most = ticker->tickCount();
+                axis->setProperty("paralensTicks", most);
+            }
+            ticker->setTickCount(
+                std::clamp(length / std::max(1, per), 2, std::max(2, most.toInt())));
+        }
+}
+
+QString ChartView::wrapText(const QString& text, const QFontMetrics& fm, int room)
+{
+    static const QRegularExpression breaks(QStringLiteral("(?<= — | · |, )"));
+    QStringList lines;
+    for (const QString& given : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString& piece : given.split(breaks)) {
+            if (!line.isEmpty() && fm.horizontalAdvance(line + piece.trimmed()) > room) {
+                lines << line.trimmed();
+                line.clear();
+            }
+            line += piece;
+        }
+        lines << line.trimmed();
+    }
+    for (QString& l : lines)
+        l = fm.elidedText(l, Qt::ElideRight, room);
+    return lines.join(QLatin1Char('\n'));
 }
 
 // The side legend gets the plot's height less the text rows above it; when its entries need
