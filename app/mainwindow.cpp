@@ -191,8 +191,6 @@ void MainWindow::scheduleArrange()
         m_arrangePending = false;
         arrangeToolDocks();
         applyFontScale();
-        if (isVisible())
-            fitToScreen(); // a dock or a font change may have grown the window
     });
 }
 
@@ -202,8 +200,7 @@ void MainWindow::arrangeToolDocks()
         return;
     QDockWidget* front = nullptr;
     for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
-        if (d == m_scenarioDock || d->isFloating() ||
-            dockWidgetArea(d) == Qt::LeftDockWidgetArea)
+        if (d == m_scenarioDock || d->isFloating() || dockWidgetArea(d) == Qt::LeftDockWidgetArea)
             continue;
         const bool visible = d->isVisible();
         tabifyDockWidget(m_scenarioDock, d);
@@ -256,9 +253,8 @@ bool MainWindow::openBaseline(const QString& path)
     // A calibration path in the baseline is relative to its own folder.
     m_evaluator->setBaseDir(QFileInfo(path).absolutePath());
     const Evaluation e = m_evaluator->evaluateNow(s);
-    m_evaluator->setBaseDir(m_doc->filePath().isEmpty()
-                                ? QString()
-                                : QFileInfo(m_doc->filePath()).absolutePath());
+    m_evaluator->setBaseDir(
+        m_doc->filePath().isEmpty() ? QString() : QFileInfo(m_doc->filePath()).absolutePath());
     if (!e.ok()) {
         showError(tr("Cannot compare"),
                   tr("The baseline %1 cannot run: %2").arg(QFileInfo(path).fileName(), e.reason()));

@@ -162,8 +162,8 @@ void ChartView::fitTickCounts(const QSize& size)
             const bool across = axis->orientation() == Qt::Horizontal;
             const int length = across ? std::max(rect->width(), size.width() / 2)
                                       : std::max(rect->height(), size.height() / 3);
-            const int per = across ? fm.horizontalAdvance(QStringLiteral("00000")) * 2
-                                   : fm.height() * 2;
+            const int per =
+                across ? fm.horizontalAdvance(QStringLiteral("00000")) * 2 : fm.height() * 2;
             // The count the view chose is the most (remembered the first time through).
             QVariant most = axis->property("paralensTicks");
             if (!most.isValid()) {

@@ -152,8 +152,8 @@ void TopologyView::rebuild()
     else if (m_groupCount > kColorCycle)
         caption += tr("\ncolours repeat every %1").arg(kColorCycle);
     m_captionText = caption;
-    m_caption->setText(wrapText(caption, QFontMetrics(m_caption->font()),
-                                std::max(40, plot()->width() - 16)));
+    m_caption->setText(
+        wrapText(caption, QFontMetrics(m_caption->font()), std::max(40, plot()->width() - 16)));
 
     const int legendCount = m_groupCount <= kLegendMax ? m_groupCount : 0;
     while (int(m_legendEntries.size()) < legendCount) {
@@ -316,7 +316,8 @@ void TopologyView::fitAspect()
     if (plot()->yAxis->visible() && m_nodeRows > 0) {
         const double rowPx = (m_blockH * m_pitch + nodeGap()) / perPx;
         const int line = QFontMetrics(plot()->yAxis->tickLabelFont()).height();
-        const int step = std::max((m_nodeRows + 15) / 16, int(std::ceil(line / std::max(rowPx, 1.0))));
+        const int step =
+            std::max((m_nodeRows + 15) / 16, int(std::ceil(line / std::max(rowPx, 1.0))));
         if (step != m_rowLabelStep) {
             labelNodeRows(step);
             plot()->replot(QCustomPlot::rpQueuedReplot);

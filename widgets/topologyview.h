@@ -71,7 +71,7 @@ private:
 
     QComboBox* m_colorBox = nullptr;
     QCPTextElement* m_caption = nullptr;
-    QString m_captionText;    ///< the caption unwrapped
+    QString m_captionText;     ///< the caption unwrapped
     bool m_shortNames = false; ///< legend entries are the bare numbers (a narrow plot)
     int m_nodeRows = 0;        ///< rows of nodes in the picture
     int m_rowLabelStep = 0;    ///< every how many node rows a label is drawn (0: none yet)
