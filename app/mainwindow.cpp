@@ -191,7 +191,24 @@ void MainWindow::scheduleArrange()
         m_arrangePending = false;
         arrangeToolDocks();
         applyFontScale();
+        keepOnScreen();
     });
+}
+
+// A dock or a font change that grew the window past the screen's edge moves it back in (only
+// moves: a window larger than its screen is fitToScreen()'s business).
+void MainWindow::keepOnScreen()
+{
+    const QScreen* screen = this->screen();
+    if (!screen || !isVisible() || isMaximized() || isFullScreen())
+        return;
+    const QRect avail = screen->availableGeometry();
+    QRect g = frameGeometry();
+    if (g.width() > avail.width() || g.height() > avail.height() || avail.contains(g))
+        return;
+    g.moveLeft(std::clamp(g.left(), avail.left(), avail.right() - g.width() + 1));
+    g.moveTop(std::clamp(g.top(), avail.top(), avail.bottom() - g.height() + 1));
+    move(g.topLeft());
 }
 
 void MainWindow::arrangeToolDocks()

@@ -156,6 +156,7 @@ private:
     double m_fontScale = 1;
     bool m_arrangePending = false;
     void scheduleArrange();
+    void keepOnScreen();
     void applyFontScale();
 };
 

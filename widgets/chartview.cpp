@@ -10,7 +10,6 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
-#include <typeinfo>
 
 namespace paralens {
 namespace {
@@ -139,11 +138,19 @@ void ChartView::fitTitle(int width)
     if (!m_title || width <= 0)
         return;
     const QFontMetrics fm(m_title->font());
-    // The title is centred over the axis rect's column: the side legend's column is not room.
-    int legend = 0;
-    if (m_sideLegend && m_plot->legend->visible())
-        legend = m_plot->legend->minimumOuterSizeHint().width() + 8;
-    const QString text = wrapText(m_titleText, fm, std::max(40, width - legend - 16));
+    // The title is centred over the axis rect's column: the columns beside it (a side legend,
+    // a colour scale) are not its room.
+    int beside = 0;
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    for (int c = 1; c < grid->columnCount(); ++c) {
+        int widest = 0;
+        for (int r = 0; r < grid->rowCount(); ++r)
+            if (QCPLayoutElement* e = grid->hasElement(r, c) ? grid->element(r, c) : nullptr;
+                e && e->visible())
+                widest = std::max(widest, e->minimumOuterSizeHint().width());
+        beside += widest + grid->columnSpacing();
+    }
+    const QString text = wrapText(m_titleText, fm, std::max(40, width - beside - 16));
     if (text != m_title->text())
         m_title->setText(text);
 }
@@ -156,7 +163,10 @@ void ChartView::fitTickCounts(const QSize& size)
     for (QCPAxisRect* rect : m_plot->axisRects())
         for (QCPAxis* axis : rect->axes()) {
             const QSharedPointer<QCPAxisTicker> ticker = axis->ticker();
-            if (!ticker || typeid(*ticker) != typeid(QCPAxisTicker))
+            if (!ticker || ticker.dynamicCast<QCPAxisTickerText>() ||
+                ticker.dynamicCast<QCPAxisTickerLog>() || ticker.dynamicCast<QCPAxisTickerTime>() ||
+                ticker.dynamicCast<QCPAxisTickerDateTime>() ||
+                ticker.dynamicCast<QCPAxisTickerFixed>() || ticker.dynamicCast<QCPAxisTickerPi>())
                 continue;
             const QFontMetrics fm(axis->tickLabelFont());
             const bool across = axis->orientation() == Qt::Horizontal;
@@ -190,9 +200,27 @@ QString ChartView::wrapText(const QString& text, const QFontMetrics& fm, int roo
         }
         lines << line.trimmed();
     }
-    for (QString& l : lines)
+    // A line with no separator left to break at breaks between words; a word wider than the
+    // room on its own is elided.
+    QStringList out;
+    for (const QString& l : std::as_const(lines)) {
+        if (fm.horizontalAdvance(l) <= room) {
+            out << l;
+            continue;
+        }
+        QString line;
+        for (const QString& word : l.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            if (!line.isEmpty() && fm.horizontalAdvance(line + QLatin1Char(' ') + word) > room) {
+                out << line;
+                line.clear();
+            }
+            line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+        }
+        out << line;
+    }
+    for (QString& l : out)
         l = fm.elidedText(l, Qt::ElideRight, room);
-    return lines.join(QLatin1Char('\n'));
+    return out.join(QLatin1Char('\n'));
 }
 
 // The side legend gets the plot's height less the text rows above it; when its entries need

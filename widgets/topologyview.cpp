@@ -191,9 +191,12 @@ void TopologyView::nameLegendEntries()
 
 void TopologyView::adaptLayoutTo(const QSize& size)
 {
-    m_caption->setText(
-        wrapText(m_captionText, QFontMetrics(m_caption->font()), std::max(40, size.width() - 16)));
-    const bool shortNames = size.width() < 30 * QFontMetrics(font()).averageCharWidth();
+    // The caption sits over the cells' column, beside the legend.
+    const int legend =
+        plot()->legend->visible() ? plot()->legend->minimumOuterSizeHint().width() + 8 : 0;
+    m_caption->setText(wrapText(m_captionText, QFontMetrics(m_caption->font()),
+                                std::max(40, size.width() - legend - 16)));
+    const bool shortNames = size.width() < 60 * QFontMetrics(font()).averageCharWidth();
     if (shortNames != m_shortNames) {
         m_shortNames = shortNames;
         nameLegendEntries();
