@@ -278,7 +278,9 @@ bool MainWindow::openBaseline(const QString& path)
         return false;
     }
     m_compare->pin(e);
-    m_compare->update(m_shown);
+    // evaluateNow() superseded the document's evaluation in flight: ask for it again, and the
+    // views show it beside the baseline when it arrives.
+    m_evaluator->request(m_doc->scenario());
     return m_compare->isPinned();
 }
 

@@ -330,6 +330,10 @@ private slots:
         QCOMPARE(w.comparison()->baseline().scenario.parallel.tp, 8);
         QCOMPARE(w.comparison()->baseline().scenario.parallel.pp, 2);
         QCOMPARE(w.document()->scenario().parallel.tp, 4); // B stays the document
+        // The views show B beside A: B's evaluation arrives after the baseline's.
+        QVERIFY(settle(w));
+        QVERIFY(w.shown().ok());
+        QCOMPARE(w.shown().scenario.parallel.tp, 4);
         // A broken baseline is an error, not a silent non-compare.
         MainWindow other;
         QSignalSpy errors(&other, &MainWindow::errorShown);
