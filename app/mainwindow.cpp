@@ -22,6 +22,7 @@
 #include "widgets/ganttview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
+#include "widgets/planmapview.h"
 #include "widgets/topologyview.h"
 
 #include <QAction>
@@ -288,6 +289,18 @@ void MainWindow::applyEnvironment()
 {
     if (const QString base = qEnvironmentVariable("PARALENS_BASELINE"); !base.isEmpty())
         openBaseline(base);
+    // Screenshots and demos: PARALENS_PLAN_MAP_FIXED=AXIS:VALUE holds the plan map's third axis
+    // (AXIS as the Fixed: box names it, e.g. "micro-batch:4", "ZeRO stage:3", "CP:2").
+    if (const QString fixed = qEnvironmentVariable("PARALENS_PLAN_MAP_FIXED"); !fixed.isEmpty())
+        if (auto* map = findChild<PlanMapView*>()) {
+            const QString axis = fixed.section(QLatin1Char(':'), 0, 0).trimmed();
+            const QString value = fixed.section(QLatin1Char(':'), 1).trimmed();
+            for (PlanMapAxis a : kPlanMapAxes)
+                if (a != PlanMapAxis::None && axis == QString::fromStdString(planMapAxisName(a)))
+                    for (int v : planMapAxisValues(m_doc->scenario(), a))
+                        if (value == QString::fromStdString(planMapAxisValueText(a, v)))
+                            map->setFixed({a, v});
+        }
 }
 
 MainWindow::~MainWindow() = default;

@@ -62,7 +62,8 @@ public:
     /// start): evaluated and pinned as Compare ▸ Pin as Baseline does. Shows the error and
     /// returns false when the file does not load or its plan cannot run.
     bool openBaseline(const QString& path);
-    /// Start-up settings from the environment: PARALENS_BASELINE=FILE (openBaseline).
+    /// Start-up settings from the environment: PARALENS_BASELINE=FILE (openBaseline);
+    /// PARALENS_PLAN_MAP_FIXED=AXIS:VALUE (the plan map's third axis, PlanMapView::setFixed).
     void applyEnvironment();
     /// Docks and toolbars back where they were when the window was built; tool docks closed.
     void resetLayout();
