@@ -147,7 +147,10 @@ void ChartView::fitTitle(int width)
         for (int r = 0; r < grid->rowCount(); ++r)
             if (QCPLayoutElement* e = grid->hasElement(r, c) ? grid->element(r, c) : nullptr;
                 e && e->visible())
-                widest = std::max(widest, e->minimumOuterSizeHint().width());
+                // As laid out last (a colour scale's axis labels are in its margins, which
+                // its size hint leaves out), or as hinted before the first layout.
+                widest =
+                    std::max({widest, e->outerRect().width(), e->minimumOuterSizeHint().width()});
         beside += widest + grid->columnSpacing();
     }
     const QString text = wrapText(m_titleText, fm, std::max(40, width - beside - 16));
