@@ -278,7 +278,10 @@ CommTimes ppComm(const CommContext& c)
 double tiedEmbeddingSeconds(const CommContext& c, std::int64_t vocab_pad, double grad_reduce_bytes)
 {
     const Scenario& sc = *c.scenario;
-    if (!sc.model.tied_embeddings || std::max(1, sc.parallel.pp) <= 1)
+    // Under a V the embedding and the LM head are both on device 0: one copy, nothing to sum.
+    const ParallelPlan& pl = sc.parallel;
+    if (!sc.model.tied_embeddings || std::max(1, pl.pp) <= 1 ||
+        headDeviceOf(chunkLayoutOf(pl.schedule, pl.virtual_stages), pl.pp) == 0)
         return 0;
     LinkModel pair = c.link(c.topology->pp);
     pair.ranks = 2;

@@ -93,6 +93,8 @@ CommTimes ppComm(const CommContext& c);
 
 /// Tied embeddings on p > 1: the first and last stage all-reduce the V_pad·h/t embedding
 /// gradient once per step (Megatron finalize_model_grads.py), `grad_reduce_bytes` per element.
+/// Zero under a V schedule (ZB-V, DualPipeV): device 0 holds the embedding and the LM head, one
+/// tied matrix whose gradient both ends add to locally.
 double tiedEmbeddingSeconds(const CommContext& c, std::int64_t vocab_pad, double grad_reduce_bytes);
 
 } // namespace paralens

@@ -35,6 +35,16 @@ inline constexpr double kFlashBackwardRateShare = 0.87;
 /// fused attention there: 370/595 forward, 335/539 causal forward, 322/516 backward at 16k
 /// (FlashAttention-3 Figs. 5 and 6) = 0.62 each.
 inline constexpr double kFa2OnHopperShare = 0.62;
+/// FlashAttention in Triton (training.attention_kernel "triton") against FlashAttention-2, same
+/// GPU: "FlashAttention-2 is around 1.3-1.5× faster than FlashAttention in Triton in the forward
+/// pass and around 2× faster in the backward pass" (Dao 2023, FlashAttention-2, arXiv:2307.08691
+/// §4.1, Figs. 5 and 6, A100 80GB SXM4; §4 sums it up as "1.3-2.5× faster than FlashAttention in
+/// Triton"). The forward takes the range's midpoint, 1.4, the backward 2. With the backward at
+/// kFlashBackwardFlopsFactor / kFlashBackwardRateShare = 2.9 forwards, a forward and backward
+/// together take (1.4 + 2 · 2.9) / 3.9 = 1.85 times as long. The paper measures A100 only; the
+/// same ratios are applied on other GPUs, to FlashAttention-2's rate there.
+inline constexpr double kTritonForwardSlowdown = 1.4;
+inline constexpr double kTritonBackwardSlowdown = 2.0;
 /// Keys per tile of the key sequence (FA2 and FA3 tile head dimension 128 by 128 keys).
 inline constexpr double kFlashTileKeys = 128;
 /// A row of K keys runs at K / (K + 64) of the long-sequence rate: the fixed work per query

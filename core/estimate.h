@@ -18,6 +18,10 @@ struct StageMemory
     double comm_buffers = 0;
     double runtime_overhead = 0;
     double inflight_microbatches = 0; ///< micro-batches whose activations are held at the peak
+    bool holds_embedding = false;     ///< the word embedding (the model's first chunk) is here
+    /// The final norm, LM head and loss (the model's last chunk) are here: the last stage, or
+    /// stage 0 under a V schedule (StageLayers::last)
+    bool holds_lm_head = false;
     /// Of comm_buffers and runtime_overhead, what lies outside PyTorch's caching allocator (the
     /// CUDA context, NCCL's own buffers): torch.cuda.max_memory_allocated = total() − this.
     double outside_allocator = 0;

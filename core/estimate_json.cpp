@@ -19,7 +19,9 @@ nlohmann::json estimateToJson(const Estimate& e)
                           {"comm_buffers", s.comm_buffers},
                           {"runtime_overhead", s.runtime_overhead},
                           {"total", s.total()},
-                          {"inflight_microbatches", s.inflight_microbatches}});
+                          {"inflight_microbatches", s.inflight_microbatches},
+                          {"embedding", s.holds_embedding},
+                          {"lm_head", s.holds_lm_head}});
     const CommSeconds& c = e.time.exposed;
     json warnings = json::array();
     for (const std::string& w : warningTexts(e))

@@ -77,8 +77,8 @@ void stageParams(const Scenario& s, const ModelConstants& k, std::span<const Sta
     for (std::size_t r = 0; r < layers.size(); ++r) {
         const StageLayers& st = layers[r];
         const StageLayers* prev = r > 0 ? &layers[r - 1] : nullptr;
-        if (prev && !st.first && !st.last && !prev->first && st.layers == prev->layers &&
-            st.moe_layers == prev->moe_layers)
+        if (prev && !st.first && !st.last && !prev->first && !prev->last &&
+            st.layers == prev->layers && st.moe_layers == prev->moe_layers)
             params[r] = params[r - 1];
         else
             params[r] = stageParameters(s.model, s.parallel, st, dl, ml, k.vocab_divisible_by);

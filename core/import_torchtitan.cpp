@@ -200,10 +200,13 @@ void readPipeline(Reader& r, ImportContext& ctx, Scenario& s)
         q.last_stage_layers = last;
         return splitChunks(s.model, q, rule, mine) && mine == counts;
     };
+    // Per device: the parts are in model order, placed looped or in a V (deviceOfChunk).
+    const ChunkLayout layout = chunkLayoutOf(p.schedule, p.virtual_stages);
     int first = 0, last = 0;
     for (int c = 0; c < chunks; ++c) {
-        first += c % p.pp == 0 ? counts[c] : 0;
-        last += c % p.pp == p.pp - 1 ? counts[c] : 0;
+        const int device = deviceOfChunk(layout, p.pp, c);
+        first += device == 0 ? counts[c] : 0;
+        last += device == p.pp - 1 ? counts[c] : 0;
     }
     for (const auto& [f, l] : {std::pair{0, 0}, {first, 0}, {0, last}, {first, last}})
         if (matches(f, l)) {

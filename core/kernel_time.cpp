@@ -262,7 +262,25 @@ void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSetti
 AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
 {
     AttentionSetup a;
-    a.kernel_share = fw.attention_fa2 && isHopper(s.cluster.gpu.name) ? kFa2OnHopperShare : 1.0;
+    // cuDNN's fused attention sets the rate (1); FlashAttention-2 runs at its share of it on
+    // Hopper and at the same rate elsewhere (docs/formulas.md §2.5).
+    const double fa2 = isHopper(s.cluster.gpu.name) ? kFa2OnHopperShare : 1.0;
+    switch (s.training.attention_kernel) {
+    case AttentionKernel::Default:
+        a.kernel_share = fw.attention_fa2 ? fa2 : 1.0;
+        a.backward_share = a.kernel_share;
+        break;
+    case AttentionKernel::Flash2:
+        a.kernel_share = a.backward_share = fa2;
+        break;
+    case AttentionKernel::Fused:
+        a.kernel_share = a.backward_share = 1.0;
+        break;
+    case AttentionKernel::Triton:
+        a.kernel_share = fa2 / kTritonForwardSlowdown;
+        a.backward_share = fa2 / kTritonBackwardSlowdown;
+        break;
+    }
     a.cp = fw.cp;
     a.comm = s.parallel.cp_comm == CpComm::Default ? fw.cp.comm : s.parallel.cp_comm;
     a.ring =
@@ -279,7 +297,10 @@ AttentionTimes attentionTimes(const Dims& d, const KernelModel& k, const Trainin
 {
     if (!tr.flash_attention)
         return unfusedAttention(d, k, kc);
-    constexpr double bwd = kFlashBackwardFlopsFactor / kFlashBackwardRateShare;
+    // The backward's FLOPs at its rate, in forwards of this kernel (the shares are equal, and
+    // their quotient exactly 1, for every kernel but Triton's).
+    const double bwd =
+        kFlashBackwardFlopsFactor / kFlashBackwardRateShare * (a.kernel_share / a.backward_share);
     AttentionTimes t;
     if (!a.ring) {
         // The rank's queries on every key (no CP, gathered K/V, or Ulysses' head split): one

@@ -97,7 +97,13 @@ double forwardHostOpsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
 /// How the attention core runs for a scenario, resolved once per evaluation.
 struct AttentionSetup
 {
-    double kernel_share = 1;   ///< kFa2OnHopperShare for FlashAttention-2 on Hopper, else 1
+    /// The forward kernel's rate over cuDNN fused attention's (training.attention_kernel):
+    /// kFa2OnHopperShare for FlashAttention-2 on Hopper, else 1; Triton's FlashAttention runs
+    /// FlashAttention-2's over kTritonForwardSlowdown.
+    double kernel_share = 1;
+    /// The backward kernel's rate over cuDNN's: kernel_share, but FlashAttention-2's over
+    /// kTritonBackwardSlowdown for Triton.
+    double backward_share = 1;
     CpComm comm = CpComm::P2P; ///< parallel.cp_comm with "default" resolved by the framework
     CpConventions cp;          ///< the framework's CP implementation
     /// cp > 1 with flash attention computed one block per K/V chunk, merged by LSE rescale

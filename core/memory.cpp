@@ -94,19 +94,20 @@ double commBufferBytes(const ParallelPlan& pl, const FrameworkConventions& fw,
     return buffers;
 }
 
-// torch.distributed.pipelining's per-micro-batch tensors on stage r of p with v local chunks and
-// m micro-batches: the outputs kept for the in-flight micro-batches' backward, and receive
+// torch.distributed.pipelining's per-micro-batch tensors on a stage of p with v local chunks
+// and m micro-batches: the outputs kept for the in-flight micro-batches' backward, and receive
 // buffers for every micro-batch of every chunk (activations in unless the chunk is the model's
-// first, gradients back unless it is the last), each one b·s·h hidden state (÷ t with SP).
-double pipelineBufferBytes(const ParallelPlan& pl, const Dims& d, int r, double inflight,
-                           double microbatches)
+// first, gradients back unless it is the last; both ends on stage 0 in a V), each one b·s·h
+// hidden state (÷ t with SP).
+double pipelineBufferBytes(const ParallelPlan& pl, const Dims& d, const StageLayers& st,
+                           double inflight, double microbatches)
 {
     const int p = std::max(1, pl.pp), v = std::max(1, pl.virtual_stages);
     if (p == 1)
         return 0;
     const double hidden = 2 * d.s * d.b * d.h / d.tsp / d.cp;
-    const double recv = 2.0 * v - (r == 0 ? 1 : 0) - (r == p - 1 ? 1 : 0);
-    const double kept = r == p - 1 && v == 1 ? 0.0 : inflight; // the last stage sends none
+    const double recv = 2.0 * v - (st.first ? 1 : 0) - (st.last ? 1 : 0);
+    const double kept = st.last && v == 1 ? 0.0 : inflight; // the last stage sends none
     return hidden * (kept + recv * microbatches);
 }
 
@@ -249,6 +250,8 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
     const double lossPeak = lossTransientBytes(fw, d, vpad);
     const double recomputeLayer = recomputeWorkingSet(m, d, shape);
     const double headParams = double(vpad) * d.h / d.t;
+    const double headInflight = headInflightMicrobatches(
+        effectiveSchedule(pl.schedule, pl.virtual_stages), p, safeMicrobatches(s.training, pl));
 
     // FSDP2's gradients are plain .grad tensors that the step's zero_grad() frees (set_to_none):
     // with one micro-batch and no PP none exists yet at the peak, the loss at the start of the
@@ -269,6 +272,8 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         out.stage = r;
         out.layers = st.layers;
         out.inflight_microbatches = inflight[std::size_t(r)];
+        out.holds_embedding = st.first;
+        out.holds_lm_head = st.last;
 
         const ModelStateBytes dense =
             modelStateBytes(sp.dense, fw, pl.zero, shards.dense, pl.offload_optimizer);
@@ -281,15 +286,18 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         double perMb = (st.layers - st.moe_layers) * denseAct + st.moe_layers * moeAct;
         if (st.first)
             perMb += embAct;
-        if (st.last)
-            perMb += headAct;
+        // The head's extras are held for the micro-batches between the last chunk's F and its
+        // B and its pending W (headInflightMicrobatches), not for all the stage holds: under a V
+        // the stage with the head (stage 0) holds about p micro-batches of its layers, but one
+        // of the head's.
+        const double head = st.last ? headAct * headInflight : 0.0;
         const double transient =
             std::max(st.last ? lossPeak : 0.0, st.layers > 0 ? recomputeLayer : 0.0);
-        out.activations = perMb * out.inflight_microbatches + transient;
+        out.activations = perMb * out.inflight_microbatches + head + transient;
 
         out.comm_buffers = commBufferBytes(pl, fw, k, st, sp, st.last ? headParams : 0.0, groups);
         if (fw.pp_buffers_per_microbatch)
-            out.comm_buffers += pipelineBufferBytes(pl, d, r, out.inflight_microbatches, mb);
+            out.comm_buffers += pipelineBufferBytes(pl, d, st, out.inflight_microbatches, mb);
         out.runtime_overhead =
             k.cuda_context_bytes + k.activation_temporaries_fraction * out.activations;
         out.outside_allocator = k.cuda_context_bytes + groups * k.nccl_bytes_per_group;

@@ -61,12 +61,13 @@ ModelStateBytes modelStateBytes(double params, const FrameworkConventions& fw, i
 bool stageKeptGathered(const FrameworkConventions& fw, int zero);
 
 /// Memory of every pipeline stage of a scenario into est.stages: model states, the activations
-/// of the in-flight micro-batches plus the larger of the loss's fp32 logits copies (last stage)
-/// and one layer's recompute working set, buffers, runtime overhead, and the caching
-/// allocator's reserve beyond the live tensors (StageMemory::allocator_cached). est.stages is
-/// resized to pp (no allocation when its capacity suffices). `inflight` gives the micro-batches in
-/// flight per stage (pipelineCost()), `layers`/`params` the split (splitLayers(),
-/// stageParameters()).
+/// of the in-flight micro-batches (the head's extras for headInflightMicrobatches() of them on
+/// the stage with the LM head: the last, or stage 0 under a V) plus the larger of the loss's
+/// fp32 logits copies (that stage) and one layer's recompute working set, buffers, runtime
+/// overhead, and the caching allocator's reserve beyond the live tensors
+/// (StageMemory::allocator_cached). est.stages is resized to pp (no allocation when its capacity
+/// suffices). `inflight` gives the micro-batches in flight per stage (pipelineCost()),
+/// `layers`/`params` the split (splitLayers(), stageParameters()).
 void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelConstants& k,
                  std::span<const StageLayers> layers, std::span<const StageParams> params,
                  std::span<const double> inflight, Estimate& est);

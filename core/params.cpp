@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/params.h"
+#include "core/plan_options.h"
 
 #include <algorithm>
 
@@ -170,15 +171,21 @@ int autoChunkLayers(int layers, int C, int c, LayerSplit rule)
     return q + (order < shorts ? 0 : 1);
 }
 
-// Layers of chunk c (global order: chunk j of stage r is c = j·pp + r) among C = pp·v.
+// Layers of model chunk c (model order) among C = pp·v; it is local chunk j of device r
+// (deviceOfChunk / localChunkOf: looped or a V).
 int chunkLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, int C,
-                bool explicitSplit, int c)
+                bool explicitSplit, int c, int r, int j)
 {
     if (!explicitSplit)
         return autoChunkLayers(m.layers, C, c, rule);
     const int v = std::max(1, plan.virtual_stages);
-    const int stageN = explicitStageLayers(m, plan, c % plan.pp);
-    return stageN / v + (c / plan.pp < stageN % v ? 1 : 0);
+    const int stageN = explicitStageLayers(m, plan, r);
+    return stageN / v + (j < stageN % v ? 1 : 0);
+}
+
+ChunkLayout layoutOf(const ParallelPlan& plan)
+{
+    return chunkLayoutOf(plan.schedule, plan.virtual_stages);
 }
 
 } // namespace
@@ -189,10 +196,12 @@ bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, 
     if (plan.pp < 1 || m.layers < 1 || std::int64_t{plan.pp} * v > std::int64_t(out.size()))
         return false;
     const int C = plan.pp * v;
+    const ChunkLayout layout = layoutOf(plan);
     const bool explicitSplit = plan.first_stage_layers > 0 || plan.last_stage_layers > 0;
     int total = 0;
     for (int c = 0; c < C; ++c) {
-        out[c] = chunkLayers(m, plan, rule, C, explicitSplit, c);
+        out[c] = chunkLayers(m, plan, rule, C, explicitSplit, c, deviceOfChunk(layout, plan.pp, c),
+                             localChunkOf(layout, plan.pp, c));
         if (out[c] < 0)
             return false;
         total += out[c];
@@ -208,13 +217,18 @@ bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
     if (p < 1 || int(out.size()) < p || m.layers < 1)
         return false;
     const int C = p * v;
+    const ChunkLayout layout = layoutOf(plan);
     const bool explicitSplit = plan.first_stage_layers > 0 || plan.last_stage_layers > 0;
+    // The embedding goes with the model's first chunk, the final norm and the LM head with its
+    // last: device 0 and p − 1, or both on device 0 in a V (its chunks 0 and 2p − 1).
+    const int head = headDeviceOf(layout, p);
     for (int r = 0; r < p; ++r)
-        out[r] = StageLayers{0, 0, r == 0, r == p - 1};
+        out[r] = StageLayers{0, 0, r == 0, r == head};
     int start = 0;
     for (int c = 0; c < C; ++c) {
-        const int r = c % p;
-        const int n = chunkLayers(m, plan, rule, C, explicitSplit, c);
+        const int r = deviceOfChunk(layout, p, c);
+        const int n =
+            chunkLayers(m, plan, rule, C, explicitSplit, c, r, localChunkOf(layout, p, c));
         if (n < 0)
             return false;
         out[r].layers += n;
@@ -243,8 +257,9 @@ StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const 
     s.expert = st.moe_layers * ml.routed_experts / expertShards;
     const double embShard =
         double(paddedVocab(m.vocab, plan.tp, vocab_divisible_by)) * double(m.hidden) / t;
-    // Stage 0 holds the word embedding; the last stage the final norm and the LM head (a
-    // second copy of the embedding when tied and p > 1; docs/formulas.md §1, placement).
+    // Stage 0 holds the word embedding; the stage with the model's last chunk (the last stage,
+    // device 0 in a V) the final norm and the LM head: a second copy of the embedding when
+    // tied, unless the same stage holds both (p = 1, or a V; docs/formulas.md §1, placement).
     if (st.first)
         s.embedding += embShard;
     if (st.last) {

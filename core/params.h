@@ -53,19 +53,23 @@ struct StageLayers
 {
     int layers = 0;
     int moe_layers = 0;
-    bool first = false; ///< holds the embedding
-    bool last = false;  ///< holds the final norm and the LM head
+    bool first = false; ///< holds the embedding (the model's first chunk): stage 0
+    /// holds the final norm and the LM head (the model's last chunk): stage p − 1, or stage 0
+    /// under a V schedule (headDeviceOf), which then holds both ends
+    bool last = false;
 };
 
 /// Splits m.layers over plan.pp stages × plan.virtual_stages chunks into `out` (size pp).
-/// Explicit first/last_stage_layers win; otherwise as even as possible by `rule`
-/// (see LayerSplit). Layers of chunk c (global order) are contiguous; stage r holds chunks
-/// r, r + p, r + 2p, ... Returns false (out untouched beyond size) if the plan cannot be split.
+/// Explicit first/last_stage_layers (the layers of pipeline rank 0 and p − 1, Megatron's
+/// decoder_first/last_pipeline_num_layers) win; otherwise as even as possible by `rule` over
+/// the model chunks in model order (see LayerSplit). Layers of model chunk c are contiguous;
+/// stage r holds chunks r, r + p, r + 2p, ... (looped), or r and 2p − 1 − r under a V schedule
+/// (deviceOfChunk). Returns false (out untouched beyond size) if the plan cannot be split.
 bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
                  std::span<StageLayers> out);
-/// Layers of each model chunk in the order the model runs them (chunk j of stage r is
-/// out[j·pp + r]), by the same split as splitLayers(). False when out holds fewer than pp·v
-/// entries or the split does not add up to the layers.
+/// Layers of each model chunk in the order the model runs them (local chunk j of stage r is
+/// out[modelChunkOf(layout, pp, r, j)]: j·pp + r looped), by the same split as splitLayers(). False
+/// when out holds fewer than pp·v entries or the split does not add up to the layers.
 bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, std::span<int> out);
 
 /// Parameters held by one GPU of a stage after TP / EP / PP sharding (before ZeRO).

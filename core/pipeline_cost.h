@@ -93,4 +93,24 @@ inline int safeMicrobatches(const TrainingSettings& t, const ParallelPlan& p)
 /// M_W / M_B: weight-gradient stash over a micro-batch's activations (ZB paper: 32sbh vs 34sbh).
 inline constexpr double kZbWeightStashRatio = 32.0 / 34.0;
 
+/// Micro-batches whose last-model-chunk extras (final-norm input, LM-head input, fp32 logits)
+/// are held at once on the device with the model's last chunk, with the weight-gradient stash
+/// of each B whose W is still pending at kZbWeightStashRatio of them (Qi et al. §3.2; the LM head
+/// is a linear layer like the others, its W deferred the same way). That chunk's B only waits
+/// for its own F (the loss), and every schedule but GPipe runs it next on that device: one
+/// (1F1B, Narayanan et al. 2021 §2.2.1; interleaved, whose last chunk runs F-B pairs; ZB-V and
+/// DualPipeV, whose last chunk sits on device 0 beside the embedding and runs its W before the
+/// next F). ZB-H1's last stage defers p − 1 W's: 1 + min(p − 1, m − 1)·M_W/M_B, as for its
+/// layers. GPipe runs all m forwards first: m. tests/core/test_schedule.cpp checks it against
+/// the built op orders.
+constexpr double headInflightMicrobatches(Schedule schedule, int stages, int microbatches)
+{
+    const int m = microbatches < 1 ? 1 : microbatches, p = stages < 1 ? 1 : stages;
+    if (schedule == Schedule::GPipe)
+        return double(m);
+    if (schedule == Schedule::ZBH1)
+        return 1.0 + double(p - 1 < m - 1 ? p - 1 : m - 1) * kZbWeightStashRatio;
+    return 1.0;
+}
+
 } // namespace paralens

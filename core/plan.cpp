@@ -59,6 +59,11 @@ constexpr std::array<std::pair<ReshardAfterForward, std::string_view>, 3> kResha
     {{ReshardAfterForward::Default, "default"},
      {ReshardAfterForward::Always, "always"},
      {ReshardAfterForward::Never, "never"}}};
+constexpr std::array<std::pair<AttentionKernel, std::string_view>, 4> kAttentionKernels{
+    {{AttentionKernel::Default, "default"},
+     {AttentionKernel::Flash2, "flash2"},
+     {AttentionKernel::Fused, "fused"},
+     {AttentionKernel::Triton, "triton"}}};
 
 } // namespace
 
@@ -98,6 +103,10 @@ std::string_view toString(ReshardAfterForward v)
 {
     return nameOf(kReshard, v);
 }
+std::string_view toString(AttentionKernel v)
+{
+    return nameOf(kAttentionKernels, v);
+}
 std::optional<Schedule> parseSchedule(std::string_view s)
 {
     return valueOf(kSchedules, s);
@@ -125,6 +134,11 @@ std::optional<CpComm> parseCpComm(std::string_view s)
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view s)
 {
     return valueOf(kReshard, s);
+}
+
+std::optional<AttentionKernel> parseAttentionKernel(std::string_view s)
+{
+    return valueOf(kAttentionKernels, s);
 }
 
 } // namespace paralens

@@ -67,6 +67,18 @@ enum class ReshardAfterForward
     Never,
 };
 
+/// Which flash-attention kernel runs the attention core (training.attention_kernel; docs/model.md
+/// "Attention kernels"). Only read with training.flash_attention true.
+enum class AttentionKernel
+{
+    Default, ///< the framework's own: Megatron cuDNN fused attention (Transformer Engine),
+             ///< DeepSpeed and FSDP FlashAttention-2 (FrameworkConventions::attention_fa2)
+    Flash2,  ///< FlashAttention-2 (the flash-attn package, PyTorch SDPA's flash backend)
+    Fused,   ///< cuDNN fused attention (Transformer Engine FusedAttention, Megatron-LM
+             ///< --attention-backend fused)
+    Triton,  ///< FlashAttention in Triton (e.g. llm-foundry attn_impl 'triton')
+};
+
 /// How the model is split over GPUs. Rank order is Megatron's tp-cp-ep-dp-pp.
 struct ParallelPlan
 {
@@ -124,6 +136,8 @@ struct TrainingSettings
     Precision precision = Precision::BF16;
     Recompute recompute = Recompute::Selective;
     bool flash_attention = true;
+    /// The flash kernel; default = the framework's own (AttentionKernel).
+    AttentionKernel attention_kernel = AttentionKernel::Default;
     Optimizer optimizer = Optimizer::Adam;
     Framework framework = Framework::Megatron;
     /// The framework overlaps the DP gradient reduction with the backward (bucketed DDP, the
@@ -161,6 +175,7 @@ std::string_view toString(Optimizer);
 std::string_view toString(MoeDispatcher); ///< "default", "allgather", "alltoall", "deepep", ...
 std::string_view toString(CpComm);        ///< "default", "p2p", "all-gather", "a2a"
 std::string_view toString(ReshardAfterForward);
+std::string_view toString(AttentionKernel); ///< "default", "flash2", "fused", "triton"
 std::optional<Schedule> parseSchedule(std::string_view);
 std::optional<Recompute> parseRecompute(std::string_view);
 std::optional<Precision> parsePrecision(std::string_view);
@@ -169,5 +184,6 @@ std::optional<Optimizer> parseOptimizer(std::string_view);
 std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view);
 std::optional<CpComm> parseCpComm(std::string_view);
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view);
+std::optional<AttentionKernel> parseAttentionKernel(std::string_view);
 
 } // namespace paralens

@@ -123,6 +123,45 @@ constexpr int p2pHopsPerMicrobatch(Schedule s, int virtual_stages)
     return chunksPerDevice(s, virtual_stages);
 }
 
+/// Where the plan's model chunks sit: Looped, or VShape for ZB-V / DualPipeV.
+constexpr ChunkLayout chunkLayoutOf(Schedule s, int virtual_stages)
+{
+    return traitsOf(effectiveSchedule(s, virtual_stages)).layout;
+}
+
+/// Device (pipeline rank) that holds model chunk c (0 = the embedding side) of p·v: c mod p
+/// looped (Narayanan et al. 2021 §2.2.2); c, or 2p − 1 − c on the V's way back (Qi et al. 2024,
+/// ZB-V; deepseek-ai/DualPipe dualpipev.py).
+constexpr int deviceOfChunk(ChunkLayout layout, int p, int c)
+{
+    if (layout == ChunkLayout::VShape)
+        return c < p ? c : 2 * p - 1 - c;
+    return c % p;
+}
+
+/// Index on its device of model chunk c: c / p looped; 0 down the V, 1 on the way back.
+constexpr int localChunkOf(ChunkLayout layout, int p, int c)
+{
+    if (layout == ChunkLayout::VShape)
+        return c < p ? 0 : 1;
+    return c / p;
+}
+
+/// Position in the model of local chunk j of device d (the inverse of the two above).
+constexpr int modelChunkOf(ChunkLayout layout, int p, int d, int j)
+{
+    if (layout == ChunkLayout::VShape)
+        return j == 0 ? d : 2 * p - 1 - d;
+    return j * p + d;
+}
+
+/// The device that holds the model's last chunk (final norm, LM head, loss): p − 1, except in
+/// a V, where it is device 0, beside the embedding.
+constexpr int headDeviceOf(ChunkLayout layout, int p)
+{
+    return layout == ChunkLayout::VShape ? 0 : p - 1;
+}
+
 /// Least micro-batches per pipeline the schedule runs with on pp stages (at least 1).
 constexpr std::int64_t minMicrobatches(Schedule s, int virtual_stages, int pp)
 {

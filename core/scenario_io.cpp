@@ -109,6 +109,8 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readEnum("precision", ts.precision, parsePrecision, "bf16, fp8");
     r.readEnum("recompute", ts.recompute, parseRecompute, "none, selective, full");
     r.readBool("flash_attention", ts.flash_attention);
+    r.readEnum("attention_kernel", ts.attention_kernel, parseAttentionKernel,
+               "default, flash2, fused, triton");
     r.readEnum("optimizer", ts.optimizer, parseOptimizer, "adam, sgd");
     r.readEnum("framework", ts.framework, parseFramework, "megatron, deepspeed, fsdp");
     r.readBool("overlap_grad_reduce", ts.overlap_grad_reduce);
@@ -138,8 +140,8 @@ constexpr std::array kKeyOrder{
     "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "optimizer", "framework", "overlap_grad_reduce", "compile", "moe_load_imbalance", "dropout",
-    "fsdp_reshard_after_forward"};
+    "attention_kernel", "optimizer", "framework", "overlap_grad_reduce", "compile",
+    "moe_load_imbalance", "dropout", "fsdp_reshard_after_forward"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -266,6 +268,8 @@ json scenarioToJson(const Scenario& s)
     // Written only when chosen: unset follows the framework (dropoutOn(), torchtitan's policy).
     if (t.dropout)
         j["training"]["dropout"] = *t.dropout;
+    if (t.attention_kernel != AttentionKernel::Default)
+        j["training"]["attention_kernel"] = std::string(toString(t.attention_kernel));
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
         j["training"]["fsdp_reshard_after_forward"] =
             std::string(toString(t.fsdp_reshard_after_forward));
@@ -321,10 +325,10 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
     return a.seq_len == b.seq_len && a.micro_batch == b.micro_batch &&
            a.global_batch == b.global_batch && a.precision == b.precision &&
            a.recompute == b.recompute && a.flash_attention == b.flash_attention &&
-           a.optimizer == b.optimizer && a.framework == b.framework &&
-           a.overlap_grad_reduce == b.overlap_grad_reduce && a.compile == b.compile &&
-           a.moe_load_imbalance == b.moe_load_imbalance && a.dropout == b.dropout &&
-           a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward;
+           a.attention_kernel == b.attention_kernel && a.optimizer == b.optimizer &&
+           a.framework == b.framework && a.overlap_grad_reduce == b.overlap_grad_reduce &&
+           a.compile == b.compile && a.moe_load_imbalance == b.moe_load_imbalance &&
+           a.dropout == b.dropout && a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

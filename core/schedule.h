@@ -50,24 +50,12 @@ struct PipelineSchedule
     /// Position in the model (0 = embedding side) of a device's chunk.
     int modelStage(int device, int chunk) const
     {
-        if (layout == ChunkLayout::VShape)
-            return chunk == 0 ? device : 2 * stages - 1 - device;
-        return chunk * stages + device;
+        return modelChunkOf(layout, stages, device, chunk);
     }
     /// Device that holds a model stage.
-    int deviceOf(int model_stage) const
-    {
-        if (layout == ChunkLayout::VShape)
-            return model_stage < stages ? model_stage : 2 * stages - 1 - model_stage;
-        return model_stage % stages;
-    }
+    int deviceOf(int model_stage) const { return deviceOfChunk(layout, stages, model_stage); }
     /// Chunk index on its device of a model stage.
-    int chunkOf(int model_stage) const
-    {
-        if (layout == ChunkLayout::VShape)
-            return model_stage < stages ? 0 : 1;
-        return model_stage / stages;
-    }
+    int chunkOf(int model_stage) const { return localChunkOf(layout, stages, model_stage); }
     std::span<const PipelineOp> stageOps(int device) const
     {
         return {ops.data() + stage_offset[device],

@@ -439,6 +439,11 @@ template <typename Report> bool checkSharding(const Scenario& s, Report& report)
             "fp8_hardware", (Fields{"training.precision", "hardware.gpu.fp8_tflops"}),
             "training.precision fp8 needs FP8 tensor cores, but hardware.gpu.fp8_tflops is 0 (" +
                 s.cluster.gpu.name + ")");
+    PL_RULE(!s.training.flash_attention && s.training.attention_kernel != AttentionKernel::Default,
+            "attention_kernel_needs_flash",
+            (Fields{"training.attention_kernel", "training.flash_attention"}),
+            "training.attention_kernel " + std::string(toString(s.training.attention_kernel)) +
+                " is a flash-attention kernel, but training.flash_attention is false");
     return true;
 }
 #undef PL_RULE

@@ -72,6 +72,7 @@ Scenario decode(FuzzedDataProvider& in)
     t.flash_attention = in.ConsumeBool();
     t.optimizer = static_cast<Optimizer>(in.ConsumeIntegralInRange(0, 1));
     t.framework = static_cast<Framework>(in.ConsumeIntegralInRange(0, 2));
+    t.attention_kernel = static_cast<AttentionKernel>(in.ConsumeIntegralInRange(0, 3));
     s.gpus = in.ConsumeBool() ? p.gpus() : in.ConsumeIntegralInRange(1, 4096);
     return s;
 }

@@ -51,11 +51,13 @@ QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
                                     : QString();
     switch (part) {
     case MemoryView::Parameters:
-        return QObject::tr("parameters of the stage's %1 layers ÷ TP = %2%3%4")
+        return QObject::tr("parameters of the stage's %1 layers%5 ÷ TP = %2%3%4")
             .arg(st.layers)
             .arg(p.tp)
             .arg(s.model.isMoe() ? QObject::tr(", routed experts ÷ EP = %1").arg(p.ep) : QString())
-            .arg(p.zero >= 3 ? zero : QString());
+            .arg(p.zero >= 3 ? zero : QString())
+            .arg((st.holds_embedding ? QObject::tr(" + word embedding") : QString()) +
+                 (st.holds_lm_head ? QObject::tr(" + final norm and LM head") : QString()));
     case MemoryView::Gradients:
         return QObject::tr("one gradient per local parameter%1%2")
             .arg(s.training.framework == Framework::Megatron ? QObject::tr(" (fp32 main grads)")
@@ -86,8 +88,8 @@ QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
             .arg(p.cp)
             .arg(st.layers)
             .arg(st.inflight_microbatches, 0, 'g', 4)
-            .arg((st.stage == 0 ? QObject::tr(", + embedding") : QString()) +
-                 (st.stage == p.pp - 1 ? QObject::tr(", + LM head and logits") : QString()))
+            .arg((st.holds_embedding ? QObject::tr(", + embedding") : QString()) +
+                 (st.holds_lm_head ? QObject::tr(", + LM head and logits") : QString()))
             .arg(s.training.seq_len)
             .arg(s.training.micro_batch)
             .arg(p.tp);

@@ -130,6 +130,68 @@ private slots:
         QCOMPARE(core(a, ModelConstants{}).f, core(b, ModelConstants{}).f);
     }
 
+    void attentionKernelSetting()
+    {
+        // training.attention_kernel on the FlashAttention-2 benchmark shape (causal, head dim
+        // 128, 16k tokens at s = 8192, A100 80GB, GEMM efficiency pinned to 0.75).
+        ModelConstants kc;
+        kc.gemm_efficiency = 0.75;
+        Scenario s = bench(8192, Framework::FSDP, a100_80gb());
+        const auto with = [&](AttentionKernel kernel, const Scenario& base) {
+            Scenario c = base;
+            c.training.attention_kernel = kernel;
+            return core(c, kc);
+        };
+        // FlashAttention-2 by hand (docs/model.md "Step time"): 4 · 16384 rows · 8192 keys ·
+        // 2048 / 2 FLOPs at 312 TFLOP/s × 0.75 × 0.86 × 8192/(8192 + 64) × 0.92 · 64/(64 + 2).
+        const double flops = 4.0 * 16384 * 8192 * 2048 / 2;
+        const double eff = 0.75 * 0.86 * 8192.0 / (8192 + 64) * 0.92 * 64 / 66;
+        const double fa2F = flops / (312e12 * eff);
+        const AttentionTimes fa2 = with(AttentionKernel::Flash2, s);
+        QVERIFY_NEAR(fa2.f, fa2F, 1e-9);
+        QVERIFY_NEAR(fa2.b, 2.5 / 0.87 * fa2F, 1e-9);
+        // Triton: FlashAttention-2 is "around 1.3-1.5× faster than FlashAttention in Triton in
+        // the forward pass and around 2× faster in the backward pass" (Dao 2023 §4.1): 1.4, 2.
+        const AttentionTimes tri = with(AttentionKernel::Triton, s);
+        QVERIFY_NEAR(tri.f, 1.4 * fa2F, 1e-9);
+        QVERIFY_NEAR(tri.b, 2.0 * 2.5 / 0.87 * fa2F, 1e-9);
+        // Forward and backward together: (1.4 + 2 · 2.9) / 3.9 ≈ 1.85, inside §4's 1.3–2.5.
+        const double ratio = (tri.f + tri.b) / (fa2.f + fa2.b);
+        QVERIFY_NEAR(ratio, (1.4 + 2 * 2.5 / 0.87) / (1 + 2.5 / 0.87), 1e-9);
+        QVERIFY(ratio > 1.3 && ratio < 2.5);
+        // On an A100 cuDNN's fused attention and FlashAttention-2 cost the same; on an H100
+        // FlashAttention-2 runs at 0.62 of cuDNN (FlashAttention-3 Figs. 5, 6), and Triton at
+        // that over 1.4 forward and over 2 backward.
+        QCOMPARE(with(AttentionKernel::Fused, s).f, fa2.f);
+        const Scenario h = bench(8192, Framework::FSDP);
+        const AttentionTimes hFused = with(AttentionKernel::Fused, h);
+        const AttentionTimes hFa2 = with(AttentionKernel::Flash2, h);
+        const AttentionTimes hTri = with(AttentionKernel::Triton, h);
+        QVERIFY_NEAR(hFa2.f, hFused.f / 0.62, 1e-9);
+        QVERIFY_NEAR(hFa2.b, hFused.b / 0.62, 1e-9);
+        QVERIFY_NEAR(hTri.f, 1.4 * hFa2.f, 1e-9);
+        QVERIFY_NEAR(hTri.b, 2.0 * hFa2.b, 1e-9);
+        // default is the framework's own kernel, bit for bit: FSDP and DeepSpeed FlashAttention-2,
+        // Megatron cuDNN's.
+        for (Framework fw : {Framework::FSDP, Framework::DeepSpeed, Framework::Megatron}) {
+            Scenario f = h;
+            f.training.framework = fw;
+            const AttentionKernel own =
+                fw == Framework::Megatron ? AttentionKernel::Fused : AttentionKernel::Flash2;
+            QCOMPARE(with(AttentionKernel::Default, f).f, with(own, f).f);
+            QCOMPARE(with(AttentionKernel::Default, f).b, with(own, f).b);
+        }
+        // A CP ring's blocks slow down alike (the merges are HBM traffic and do not).
+        Scenario r = scenario(llama3_8b(), h100_sxm(), 1, 1, 1, 1, 65536);
+        r.parallel.cp = 4;
+        r.training.framework = Framework::Megatron;
+        const AttentionTimes rFa2 = with(AttentionKernel::Flash2, r);
+        const AttentionTimes rTri = with(AttentionKernel::Triton, r);
+        QVERIFY_NEAR(rTri.first_f, 1.4 * rFa2.first_f, 1e-9);
+        QVERIFY_NEAR(rTri.first_b, 2.0 * rFa2.first_b, 1e-9);
+        QVERIFY(rTri.step_f > rFa2.step_f && rTri.step_b > rFa2.step_b);
+    }
+
     void exchangeDefaultsToTheFrameworks()
     {
         // Megatron --cp-comm-type p2p; torchtitan's rotate method "allgather" (PyTorch's ring

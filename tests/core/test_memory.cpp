@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/memory.h"
+#include "core/plan_options.h"
 #include "test_models.h"
+#include "test_scenarios.h"
+
+#include <array>
 
 #include <QTest>
 
@@ -157,6 +161,120 @@ private slots:
         mha.kv_heads = 32;
         const double notes = N * (16 * h + 2 * h + k * (2 * h + 6 * fe) + 2 * k * h + 4 * E);
         QCOMPARE(moeLayerActivationBytes(mha, a), notes);
+    }
+
+    // ZB-V / DualPipeV put model chunks r and 2p − 1 − r on device r (Qi et al. 2024, "Pipeline
+    // Parallelism with Controllable Memory"; deepseek-ai/DualPipe dualpipev.py): the embedding
+    // (chunk 0) and the final norm + LM head + loss (chunk 2p − 1) both on device 0, the last
+    // device the two middle chunks. Hand-computed for Llama 3 8B (Table 3 shapes), t = 1,
+    // p = 4, s = 4096, b = 1, m = 8, Megatron, ZeRO 0, no dropout.
+    void vShapeKeepsBothEndsOnDeviceZero()
+    {
+        Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 4, 1, 8);
+        s.training.recompute = Recompute::Selective; // attention core only: no working set
+        s.training.dropout = false;
+        const double h = 4096, sb = 4096, vpad = 128256; // 128,256 = 1002·128: no padding
+        // Per layer: Q, O 2h², K, V 2·h·1024, SwiGLU 3·h·14,336, two RMSNorms 2h.
+        const double layer = 2 * h * h + 2 * h * 1024 + 3 * h * 14336 + 2 * h;
+        QCOMPARE(layer, 218112000.0);
+        const double emb = vpad * h;
+        const ModelConstants k;
+        auto run = [&](Schedule sched, std::array<double, 4> inflight) {
+            s.parallel = withSchedule(s.parallel, sched);
+            const FrameworkConventions fw = conventions(s.training, s.parallel);
+            std::array<StageLayers, 4> st{};
+            std::array<StageParams, 4> sp{};
+            if (!splitLayers(s.model, s.parallel, fw.split, st))
+                qFatal("split");
+            for (int r = 0; r < 4; ++r)
+                sp[r] = stageParameters(s.model, s.parallel, st[r]);
+            Estimate e;
+            stageMemory(s, fw, k, st, sp, inflight, e);
+            return std::tuple{st, sp, e};
+        };
+
+        // ZB-V: 8 chunks of 4 layers, two per device.
+        {
+            const auto [st, sp, e] = run(Schedule::ZBV, {4, 4, 4, 4});
+            for (int r = 0; r < 4; ++r) {
+                QCOMPARE(st[r].layers, 8);
+                QCOMPARE(st[r].first, r == 0);
+                QCOMPARE(st[r].last, r == 0);
+                QCOMPARE(e.stages[r].holds_embedding, r == 0);
+                QCOMPARE(e.stages[r].holds_lm_head, r == 0);
+            }
+            QCOMPARE(sp[0].total(), 8 * layer + 2 * emb + h); // embedding, LM head, final norm
+            QCOMPARE(sp[3].total(), 8 * layer);               // neither end
+            QCOMPARE(sp[1].total(), 8 * layer);
+            // bf16 weights (2 bytes, ZeRO 0).
+            QCOMPARE(e.stages[0].parameters - e.stages[3].parameters, 2 * (2 * emb + h));
+            // Same layers and in-flight count: stage 0 adds the token ids (8 bytes per token)
+            // for its 4 micro-batches, the head's final-norm and LM-head inputs (2 + 2 bytes ·
+            // h) and fp32 logits (4·V) for the one micro-batch between the last chunk's F and
+            // B, and Megatron's one further fp32 logits copy at the loss's backward.
+            const double embAct = 8 * sb, headAct = 4 * sb * h + 4 * sb * vpad;
+            const double loss = 4 * sb * vpad;
+            QCOMPARE(e.stages[0].activations - e.stages[3].activations,
+                     4 * embAct + headAct + loss);
+        }
+        // DualPipeV: the same placement.
+        {
+            const auto [st, sp, e] = run(Schedule::DualPipeV, {4.5, 4.5, 4.5, 4.5});
+            QVERIFY(st[0].first && st[0].last && !st[3].first && !st[3].last);
+            QCOMPARE(sp[0].total(), 8 * layer + 2 * emb + h);
+        }
+        // 1F1B unchanged: embedding on stage 0, LM head on stage 3.
+        {
+            const auto [st, sp, e] = run(Schedule::OneF1B, {4, 3, 2, 1});
+            for (int r = 0; r < 4; ++r) {
+                QCOMPARE(st[r].first, r == 0);
+                QCOMPARE(st[r].last, r == 3);
+                QCOMPARE(e.stages[r].holds_embedding, r == 0);
+                QCOMPARE(e.stages[r].holds_lm_head, r == 3);
+            }
+            QCOMPARE(sp[0].total(), 8 * layer + emb);
+            QCOMPARE(sp[3].total(), 8 * layer + emb + h);
+            // Stage 3 holds one micro-batch of 8 layers plus the head, stage 1 three of 8 layers.
+            const double headAct = 4 * sb * h + 4 * sb * vpad, loss = 4 * sb * vpad;
+            QCOMPARE(e.stages[3].activations - e.stages[1].activations / 3, headAct + loss);
+        }
+        // Tied: one matrix on device 0 under a V; a second copy on the last stage in 1F1B.
+        s.model.tied_embeddings = true;
+        {
+            const auto [st, sp, e] = run(Schedule::ZBV, {4, 4, 4, 4});
+            QCOMPARE(sp[0].total(), 8 * layer + emb + h);
+            QCOMPARE(sp[3].total(), 8 * layer);
+        }
+        {
+            const auto [st, sp, e] = run(Schedule::OneF1B, {4, 3, 2, 1});
+            QCOMPARE(sp[0].total(), 8 * layer + emb);
+            QCOMPARE(sp[3].total(), 8 * layer + emb + h);
+        }
+    }
+
+    // torch.distributed.pipelining's receive buffers (FSDP conventions): one b·s·h bf16 hidden
+    // state per micro-batch for each chunk input that is not the model's first (activations)
+    // and each that is not its last (gradients). Under a V, device 0's two chunks are the
+    // model's first and last: 2 buffers a micro-batch; the last device's two middle chunks 4.
+    void vShapeReceiveBuffers()
+    {
+        Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 4, 1, 8);
+        s.training.framework = Framework::FSDP;
+        s.parallel.zero = 0;
+        s.parallel = withSchedule(s.parallel, Schedule::ZBV);
+        const FrameworkConventions fw = conventions(s.training, s.parallel);
+        QVERIFY(fw.pp_buffers_per_microbatch);
+        std::array<StageLayers, 4> st{};
+        std::array<StageParams, 4> sp{};
+        QVERIFY(splitLayers(s.model, s.parallel, fw.split, st));
+        for (int r = 0; r < 4; ++r)
+            sp[r] = stageParameters(s.model, s.parallel, st[r]);
+        const std::array<double, 4> inflight{4, 4, 4, 4};
+        Estimate e;
+        stageMemory(s, fw, ModelConstants{}, st, sp, inflight, e);
+        const double hidden = 2.0 * 4096 * 4096, m = 8;
+        QCOMPARE(e.stages[3].comm_buffers - e.stages[0].comm_buffers, (4 - 2) * m * hidden);
+        QCOMPARE(e.stages[3].comm_buffers, e.stages[2].comm_buffers);
     }
 };
 

@@ -158,6 +158,50 @@ private slots:
             sum += stageParameters(m, plan, s).total();
         QCOMPARE(sum, totalParameters(m));
     }
+
+    // Under a V (ZB-V, DualPipeV) device r holds model chunks r and 2p − 1 − r (Qi et al. 2024;
+    // dualpipev.py), so the short end chunks of an uneven split both land on device 0.
+    void vShapeSplit()
+    {
+        ModelSpec m = llama3_8b();
+        m.layers = 30; // 8 chunks: 30 = 8·3 + 6, two short chunks of 3 at the model's ends
+        ParallelPlan plan;
+        plan.pp = 4;
+        plan.virtual_stages = 2;
+        plan.schedule = Schedule::ZBV;
+        std::array<StageLayers, 4> st{};
+        QVERIFY(splitLayers(m, plan, LayerSplit::ShortEnds, st));
+        QCOMPARE(st[0].layers, 3 + 3); // chunks 0 and 7
+        for (int r = 1; r < 4; ++r)
+            QCOMPARE(st[r].layers, 4 + 4);
+        QVERIFY(st[0].first && st[0].last && !st[3].first && !st[3].last);
+        // Looped interleaving: device 0 chunks 0 and 4 (3 + 4), device 3 chunks 3 and 7 (4 + 3).
+        plan.schedule = Schedule::Interleaved1F1B;
+        QVERIFY(splitLayers(m, plan, LayerSplit::ShortEnds, st));
+        QCOMPARE(st[0].layers, 7);
+        QCOMPARE(st[3].layers, 7);
+        QVERIFY(st[0].first && !st[0].last && st[3].last);
+
+        // Explicit sizes are per pipeline rank (Megatron's decoder_first/last_pipeline_num_layers),
+        // each rank's split over its two chunks, the first chunk taking the odd layer. Rank 0: 7
+        // (4 + 3), rank 3: 10 (5 + 5), ranks 1, 2: 15 = 8 + 7 (4 + 4, 4 + 3). In model order
+        // under a V: rank 0's chunk 0, ranks 1, 2, 3 down, ranks 3, 2, 1 back, rank 0's chunk 1.
+        m.layers = 32;
+        plan.first_stage_layers = 7;
+        plan.last_stage_layers = 10;
+        std::array<int, 8> chunks{};
+        plan.schedule = Schedule::ZBV;
+        QVERIFY(splitChunks(m, plan, LayerSplit::ShortEnds, chunks));
+        QCOMPARE(chunks, (std::array<int, 8>{4, 4, 4, 5, 5, 3, 4, 3}));
+        QVERIFY(splitLayers(m, plan, LayerSplit::ShortEnds, st));
+        QCOMPARE(st[0].layers, 7);
+        QCOMPARE(st[1].layers, 8);
+        QCOMPARE(st[2].layers, 7);
+        QCOMPARE(st[3].layers, 10);
+        plan.schedule = Schedule::Interleaved1F1B; // looped: chunk j of rank r is j·4 + r
+        QVERIFY(splitChunks(m, plan, LayerSplit::ShortEnds, chunks));
+        QCOMPARE(chunks, (std::array<int, 8>{4, 4, 4, 5, 3, 4, 3, 5}));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestParams)

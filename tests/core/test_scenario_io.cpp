@@ -12,6 +12,7 @@
 #include <QFile>
 #include <QTest>
 
+#include <algorithm>
 #include <random>
 
 using namespace paralens;
@@ -79,6 +80,7 @@ private slots:
         QVERIFY(t.precision == Precision::BF16);
         QVERIFY(t.recompute == Recompute::Selective);
         QCOMPARE(t.flash_attention, true);
+        QVERIFY(t.attention_kernel == AttentionKernel::Default);
         QVERIFY(t.optimizer == Optimizer::Adam);
         QVERIFY(t.framework == Framework::Megatron);
         QVERIFY(s.calibration.empty());
@@ -229,6 +231,59 @@ private slots:
         const QString bad = errorOf(R"({"training": {"fsdp_reshard_after_forward": "sometimes"}})");
         QVERIFY2(bad.contains("default, always, never"), qPrintable(bad));
         QVERIFY(errorOf(R"({"training": {"dropout": 0.1}})").contains("training.dropout"));
+    }
+
+    void attentionKernelRoundTrips()
+    {
+        // Omitted: default (the framework's kernel), and not written back.
+        Scenario s = parseScenario(R"({"training": {"framework": "fsdp"}})", "s.json");
+        QVERIFY(s.training.attention_kernel == AttentionKernel::Default);
+        QVERIFY(!scenarioToJson(s)["training"].contains("attention_kernel"));
+        // Every documented value survives write → read (docs/scenario-format.md).
+        const std::pair<const char*, AttentionKernel> values[] = {
+            {"default", AttentionKernel::Default},
+            {"flash2", AttentionKernel::Flash2},
+            {"fused", AttentionKernel::Fused},
+            {"triton", AttentionKernel::Triton}};
+        for (const auto& [name, kernel] : values) {
+            const Scenario r = parseScenario(
+                std::string(R"({"training": {"attention_kernel": ")") + name + "\"}}", "s.json");
+            QVERIFY(r.training.attention_kernel == kernel);
+            const Scenario back = parseScenario(scenarioToText(r), "back.json");
+            QVERIFY(back == r);
+            QVERIFY(back.training.attention_kernel == kernel);
+            if (kernel != AttentionKernel::Default)
+                QCOMPARE(scenarioToJson(back)["training"]["attention_kernel"].get<std::string>(),
+                         std::string(name));
+        }
+        // A different kernel is a different scenario.
+        Scenario t = s;
+        t.training.attention_kernel = AttentionKernel::Triton;
+        QVERIFY(!(t == s));
+        // Unknown values and wrong types are named errors.
+        std::string field;
+        const QString bad = errorOf(R"({"training": {"attention_kernel": "flash3"}})", &field);
+        QVERIFY2(bad.contains("training.attention_kernel"), qPrintable(bad));
+        QVERIFY2(bad.contains("'flash3'"), qPrintable(bad));
+        QVERIFY2(bad.contains("default, flash2, fused, triton"), qPrintable(bad));
+        QCOMPARE(field, std::string("training.attention_kernel"));
+        QVERIFY(errorOf(R"({"training": {"attention_kernel": 2}})")
+                    .contains("training.attention_kernel"));
+        QVERIFY(errorOf(R"({"training": {"attention_kernel": "Triton"}})")
+                    .contains("training.attention_kernel"));
+        // A flash kernel without flash attention is a validation error naming both keys.
+        const Scenario u = parseScenario(
+            R"({"training": {"flash_attention": false, "attention_kernel": "triton"}})", "u.json");
+        bool named = false;
+        for (const ValidationError& e : validate(u))
+            named = named || (e.rule == "attention_kernel_needs_flash" &&
+                              std::find(e.fields.begin(), e.fields.end(),
+                                        "training.attention_kernel") != e.fields.end());
+        QVERIFY(named);
+        Scenario v = u;
+        v.training.attention_kernel = AttentionKernel::Default;
+        for (const ValidationError& e : validate(v))
+            QVERIFY(e.rule != "attention_kernel_needs_flash");
     }
 
     void defaultScenarioIsTheContract()

@@ -557,6 +557,48 @@ private slots:
         QCOMPARE(a.pipeline_seconds, b.pipeline_seconds);
         QCOMPARE(a.stages.size(), b.stages.size());
     }
+
+    // The LM head's extras live from the last model chunk's F to its B on the device that holds
+    // it; walking that device's op order (ops run in order there) counts how many are held at
+    // once, the figure stageMemory() multiplies the head's extras by. The head sits on device
+    // p − 1, or on device 0 in a V (Qi et al. 2024, ZB-V; dualpipev.py).
+    void headInflightMatchesOpOrders()
+    {
+        for (const Case& c : allCases()) {
+            const PipelineSchedule s = make(c.kind, c.p, c.m, c.v);
+            const int last = s.modelStages() - 1;
+            const int d = s.deviceOf(last);
+            QCOMPARE(d, c.kind == Schedule::ZBV || c.kind == Schedule::DualPipeV ? 0 : c.p - 1);
+            QCOMPARE(headDeviceOf(s.layout, c.p), d);
+            // F holds one micro-batch's extras until its B; a split B leaves M_W/M_B of them
+            // until its W.
+            int held = 0, pendingW = 0;
+            double peak = 0;
+            for (const PipelineOp& op : s.stageOps(d)) {
+                if (op.chunk != s.chunkOf(last))
+                    continue;
+                if (op.kind == OpKind::F) {
+                    ++held;
+                } else if (op.kind == OpKind::B) {
+                    --held;
+                    pendingW += s.split_backward ? 1 : 0;
+                } else {
+                    --pendingW;
+                }
+                peak = std::max(peak, held + pendingW * kZbWeightStashRatio);
+            }
+            QCOMPARE(held, 0);
+            QCOMPARE(pendingW, 0);
+            if (std::abs(peak - headInflightMicrobatches(c.kind, c.p, c.m)) > 1e-12)
+                QFAIL(qPrintable(QString("%1 p %2 m %3 v %4: head peak %5")
+                                     .arg(QString::fromUtf8(toString(c.kind).data(),
+                                                            qsizetype(toString(c.kind).size())))
+                                     .arg(c.p)
+                                     .arg(c.m)
+                                     .arg(c.v)
+                                     .arg(peak)));
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestSchedule)

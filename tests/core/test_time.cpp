@@ -10,6 +10,7 @@
 #include "core/dp_time.h"
 #include "core/evaluate.h"
 #include "core/framework.h"
+#include "core/plan_options.h"
 #include "core/time.h"
 #include "core/validate.h"
 #include "test_close.h"
@@ -360,6 +361,16 @@ private slots:
         const double grad = 51456.0 * 4096 / 2 * 4;
         QVERIFY_CLOSE(tiedEmbeddingSeconds(c, 51456, 4), 2 * kAlpha + 2.0 * 1 / 2 * grad / kNvlink,
                       1e-12);
+        // Under a V (ZB-V, DualPipeV) the embedding and the LM head are both on device 0 (Qi
+        // et al. 2024; dualpipev.py): one matrix, no all-reduce between stages.
+        for (Schedule v : {Schedule::ZBV, Schedule::DualPipeV}) {
+            s.parallel = withSchedule(s.parallel, v);
+            QCOMPARE(tiedEmbeddingSeconds(c, 51456, 4), 0.0);
+        }
+        s.parallel = withSchedule(s.parallel, Schedule::Interleaved1F1B); // looped: still there
+        QVERIFY_CLOSE(tiedEmbeddingSeconds(c, 51456, 4), 2 * kAlpha + 2.0 * 1 / 2 * grad / kNvlink,
+                      1e-12);
+        s.parallel = withSchedule(s.parallel, Schedule::OneF1B);
         s.model.tied_embeddings = false;
         QCOMPARE(tiedEmbeddingSeconds(c, 51456, 4), 0.0);
     }

@@ -387,6 +387,13 @@ private slots:
                 s.training.precision = Precision::FP8;
             },
             "fp8_hardware", "training.precision");
+        row(
+            "triton kernel without flash attention", false,
+            [](Scenario& s) {
+                s.training.flash_attention = false;
+                s.training.attention_kernel = AttentionKernel::Triton;
+            },
+            "attention_kernel_needs_flash", "training.attention_kernel");
     }
     void everyRuleNamesItsField()
     {

@@ -91,6 +91,25 @@ private slots:
         QVERIFY(tip.contains(QStringLiteral("96.5 GiB")));
     }
 
+    // The view names the embedding and the LM head where core puts them, not by stage index:
+    // under ZB-V / DualPipeV both sit on stage 0 and the last stage holds neither.
+    void memoryTooltipsFollowCorePlacement()
+    {
+        MemoryView view;
+        view.resize(800, 500);
+        Estimate e = twoStages();
+        e.stages[0].holds_embedding = e.stages[0].holds_lm_head = true;
+        e.stages[1].holds_embedding = e.stages[1].holds_lm_head = false;
+        view.setEstimate(e, defaultScenario());
+        for (MemoryView::Part part : {MemoryView::Parameters, MemoryView::Activations}) {
+            const QString first = view.tooltipText(part, 0), last = view.tooltipText(part, 1);
+            QVERIFY2(first.contains(QStringLiteral("LM head")), qPrintable(first));
+            QVERIFY2(first.contains(QStringLiteral("embedding")), qPrintable(first));
+            QVERIFY2(!last.contains(QStringLiteral("LM head")), qPrintable(last));
+            QVERIFY2(!last.contains(QStringLiteral("embedding")), qPrintable(last));
+        }
+    }
+
     void hoverShowsExactBytes()
     {
         MemoryView view;
