@@ -329,6 +329,23 @@ void PlanMapView::draw()
     p->replot();
 }
 
+// A narrow map (a dock on a small screen) draws only the numbers that fit their cells; the
+// colours and the hover still tell every cell.
+void PlanMapView::adaptLayoutTo(const QSize& size)
+{
+    const int nx = int(m_map.tp.size());
+    if (nx == 0 || m_labels.isEmpty())
+        return;
+    int rectWidth = plot()->axisRect()->width();
+    if (rectWidth <= 0)
+        rectWidth = size.width() * 2 / 3;
+    const double cell = double(rectWidth) / nx;
+    for (QCPItemText* label : std::as_const(m_labels)) {
+        const QFontMetrics fm(label->font());
+        label->setVisible(fm.horizontalAdvance(label->text()) + 4 <= cell);
+    }
+}
+
 void PlanMapView::drawOutline()
 {
     const QPoint at = outlined();

@@ -75,6 +75,7 @@ signals:
 protected:
     void clearData() override;
     void applyColors() override;
+    void adaptLayoutTo(const QSize& size) override;
 
 private:
     struct Outcome
