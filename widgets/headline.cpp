@@ -243,6 +243,15 @@ void Headline::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::PaletteChange)
         applyColors();
+    if (event->type() == QEvent::FontChange) {
+        // The figures stay 1.5 times the text as the window's font scales (or presents).
+        for (QLabel* value : m_values) {
+            QFont big = font();
+            big.setPointSizeF(big.pointSizeF() * 1.5);
+            big.setBold(true);
+            value->setFont(big);
+        }
+    }
     QWidget::changeEvent(event);
 }
 
