@@ -134,8 +134,10 @@ bool wantsCli(const QStringList& arguments)
     args.removeAll(QStringLiteral("--present")); // a window option: presentation mode
     if (args.size() < 2)
         return false;
-    // A scenario file or `--tour` opens the window; anything else is a subcommand or an option.
-    return !args.at(1).endsWith(QLatin1String(".json")) && args.at(1) != QLatin1String("--tour");
+    // A scenario file or `--tour` / `--tour-step` opens the window; anything else is a
+    // subcommand or an option.
+    return !args.at(1).endsWith(QLatin1String(".json")) &&
+           !args.at(1).startsWith(QLatin1String("--tour"));
 }
 
 int run(const QStringList& arguments)

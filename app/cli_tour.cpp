@@ -55,7 +55,7 @@ int list(QTextStream& out)
 
 } // namespace
 
-// paralens tour FILE|ID [--check] [--export DIR]; paralens tour --list
+// paralens tour FILE|ID [--check] [--export DIR [--page-images]]; paralens tour --list
 int cmdTour(const QStringList& args)
 {
     QCommandLineParser parser;
@@ -73,14 +73,21 @@ int cmdTour(const QStringList& args)
         QStringLiteral("export"),
         QStringLiteral("write each step's charts (PNG) and handout.pdf into DIR"),
         QStringLiteral("DIR"));
+    const QCommandLineOption pageImages(
+        QStringLiteral("page-images"),
+        QStringLiteral("with --export: also write each page of handout.pdf as a PNG "
+                       "(handout-title.png, handout-step-NN.png)"));
     const QCommandLineOption listOption(QStringLiteral("list"),
                                         QStringLiteral("list the bundled tours"));
-    parser.addOptions({check, exportDir, listOption});
+    parser.addOptions({check, exportDir, pageImages, listOption});
     if (auto code = parseArguments(parser, args, "tour"))
         return *code;
     QTextStream out(stdout);
     if (parser.isSet(listOption))
         return list(out);
+    if (parser.isSet(pageImages) && !parser.isSet(exportDir))
+        return fail(
+            QStringLiteral("tour: --page-images needs --export DIR (the handout's folder)"));
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
         return fail(QStringLiteral("tour: give exactly one TOUR file or bundled tour id "
@@ -119,7 +126,9 @@ int cmdTour(const QStringList& args)
             return fail(QStringLiteral("tour --export needs a GUI application instance (a bug)"));
         QStringList written;
         QString error;
-        if (!exportTourHandout(tour, results, parser.value(exportDir), &written, &error))
+        TourHandoutOptions options;
+        options.pageImages = parser.isSet(pageImages);
+        if (!exportTourHandout(tour, results, parser.value(exportDir), &written, &error, options))
             return fail(error);
         out << written.size() << " files written to " << parser.value(exportDir) << "\n";
     }

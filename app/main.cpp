@@ -65,13 +65,9 @@ int main(int argc, char** argv)
     const QStringList dirs = paralens::takePresetOptions(rest);
     // `paralens FILE --present`: opens in workshop mode with the animation running.
     const bool present = rest.removeAll(QStringLiteral("--present")) > 0;
-    // `paralens [FILE] --tour TOUR`: opens a guided tour (a file or a bundled id) at its first
-    // step.
-    QString tour;
-    if (const auto at = rest.indexOf(QStringLiteral("--tour")); at > 0 && at + 1 < rest.size()) {
-        tour = rest.at(at + 1);
-        rest.remove(at, 2);
-    }
+    // `paralens [FILE] --tour TOUR [--tour-step N]`: opens a guided tour (a file or a bundled
+    // id) at step N (1-based; the first when not given).
+    const paralens::TourLaunch tour = paralens::TourLaunch::take(rest);
     std::optional<paralens::PresetLibrary> presets;
     try {
         presets.emplace(paralens::loadPresetLibrary(dirs));
@@ -110,8 +106,10 @@ int main(int argc, char** argv)
                                          qEnvironmentVariable("PARALENS_ACCURACY_HARDWARE"),
                                          floating);
     }
-    if (!tour.isEmpty())
-        window.findChild<paralens::TourController*>()->openTour(tour);
+    // Presenting first: a tour's steps are then laid out for the projector from the start.
+    if (present)
+        window.workshop()->setPresentation(true);
+    window.findChild<paralens::TourController*>()->launch(tour); // errors: a box and stderr
     // Screenshots and demos: PARALENS_SHOW_DOCKS=SearchDock,CalibrationDock,... opens those
     // docks (object names), as their Tools menu entries do.
     for (const QString& name :
@@ -120,10 +118,8 @@ int main(int argc, char** argv)
             dock->show();
             dock->raise();
         }
-    if (present) {
-        window.workshop()->setPresentation(true);
+    if (present)
         QTimer::singleShot(1000, window.workshop(), &paralens::Workshop::play);
-    }
     // Work left by a session that crashed: offered once the window is on screen.
     QTimer::singleShot(0, &window, [&window] { window.autosave()->offerRecovery(&window); });
     return app.exec();

@@ -3,14 +3,15 @@
 
 #include "app/evaluator.h"
 #include "app/export.h"
-#include "core/search.h"
 #include "core/tour_caption.h"
 #include "widgets/chartview.h"
-#include "widgets/searchview.h"
+#include "widgets/planmapview.h"
 #include "widgets/topologyview.h"
 
 #include <QDir>
 #include <QEventLoop>
+#include <QImage>
+#include <QPageLayout>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSaveFile>
@@ -29,28 +30,39 @@ QString stepPrefix(std::size_t i)
     return QStringLiteral("step-%1").arg(i + 1, 2, 10, QChar('0'));
 }
 
-/// The plan map: every plan of the step's problem, tokens/s against peak memory, searched
-/// here and now (about a second on two cores for 64 GPUs).
-std::unique_ptr<ChartView> planMap(const Scenario& s)
+/// A4 landscape with 12 mm margins, in 96-dpi pixels: the PDF's pages and the page images.
+QPageLayout pageLayout()
 {
-    auto view = std::make_unique<SearchView>();
-    SearchSpace space;
-    space.base = s;
-    view->setSpace(space);
-    view->setThreads(2);
+    return QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Landscape, QMarginsF(12, 12, 12, 12),
+                       QPageLayout::Millimeter);
+}
+
+/// The plan map (docs/plan-map.md): the best plan of each TP × PP of the step's problem as a
+/// heat map, the step's plan outlined, searched here and now (seconds for 64 GPUs).
+std::unique_ptr<ChartView> planMap(const Scenario& s, unsigned threads, QString* error)
+{
+    auto view = std::make_unique<PlanMapView>();
+    view->setThreads(threads);
     view->resize(kChartSize);
     QEventLoop loop;
-    QObject::connect(view.get(), &SearchView::finished, &loop, &QEventLoop::quit);
-    view->start();
-    if (view->isRunning())
+    QObject::connect(view.get(), &PlanMapView::mapReady, &loop, &QEventLoop::quit);
+    view->setScenario(s, true);
+    if (view->isComputing())
         loop.exec();
+    if (view->isInvalid() || view->map().cells.empty()) {
+        *error =
+            QObject::tr("the plan map cannot be drawn: %1")
+                .arg(view->isInvalid() ? view->invalidReason() : QObject::tr("no TP × PP cell"));
+        return nullptr;
+    }
     return view;
 }
 
-std::unique_ptr<ChartView> chartFor(const QString& id, const Evaluation& evaluation, QString* error)
+std::unique_ptr<ChartView> chartFor(const QString& id, const Evaluation& evaluation,
+                                    unsigned threads, QString* error)
 {
     if (id == QLatin1String("plan-map"))
-        return planMap(evaluation.scenario);
+        return planMap(evaluation.scenario, threads, error);
     auto view = makeChart(id, evaluation, error);
     if (!view)
         return view;
@@ -147,8 +159,49 @@ int figureRow(QPainter& p, const Fonts& f, const QRect& area, int y, const Scena
     return y + nameH + valueH + 18;
 }
 
-bool writePdf(const Tour& tour, const std::vector<TourStepResult>& results, const QString& path,
-              QString* error)
+/// What the pages show: the tour, its results and each step's emphasised chart.
+struct Pages
+{
+    const Tour& tour;
+    const std::vector<TourStepResult>& results;
+    std::vector<std::unique_ptr<ChartView>> charts; ///< per step, its view's
+    int count() const { return static_cast<int>(tour.steps.size()) + 1; }
+};
+
+/// Page `page` (0: the title page, i: step i) in `area` (the page's printable rectangle, in
+/// 96-dpi pixels from its top-left): the one drawing of the PDF page and of its image.
+void paintPage(QCPPainter& painter, const QRect& area, const Pages& pages, int page)
+{
+    // From the application's font, not the painter's: that is whatever the last page set.
+    const Fonts f = fonts(QFont());
+    const Tour& tour = pages.tour;
+    if (page == 0) {
+        titlePage(painter, f, area, tour);
+        return;
+    }
+    const auto i = static_cast<std::size_t>(page - 1);
+    const TourStep& step = tour.steps[i];
+    const TourStepResult& r = pages.results[i];
+    painter.setPen(Qt::darkGray);
+    int y = drawWrapped(painter, f.small, area, area.top(),
+                        QObject::tr("%1 · step %2 of %3")
+                            .arg(QString::fromStdString(tour.title))
+                            .arg(page)
+                            .arg(tour.steps.size()));
+    painter.setPen(Qt::black);
+    y = drawWrapped(painter, f.title, area, y + 4, QString::fromStdString(step.title));
+    y = drawWrapped(painter, f.caption, area, y + 8, QString::fromStdString(r.caption));
+    y = figureRow(painter, f, area, y + 12, step.scenario, r.estimate);
+    // The chart keeps its 3:2 shape in what is left of the page.
+    QRect target(area.left(), y, area.width(), area.bottom() + 1 - y);
+    if (target.width() > target.height() * 3 / 2)
+        target.setWidth(target.height() * 3 / 2);
+    target.moveLeft(area.left() + (area.width() - target.width()) / 2);
+    const QPalette palette; // printed: the default light palette
+    paintChart(pages.charts[i].get(), &painter, target, scenarioStamp(step.scenario), palette);
+}
+
+bool writePdf(const Pages& pages, const QString& path, QString* error)
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
@@ -157,11 +210,9 @@ bool writePdf(const Tour& tour, const std::vector<TourStepResult>& results, cons
     }
     QPdfWriter pdf(&file);
     pdf.setResolution(kDpi);
-    pdf.setTitle(QString::fromStdString(tour.title));
+    pdf.setTitle(QString::fromStdString(pages.tour.title));
     pdf.setCreator(QStringLiteral("ParaLens " PARALENS_VERSION));
-    pdf.setPageSize(QPageSize(QPageSize::A4));
-    pdf.setPageOrientation(QPageLayout::Landscape);
-    pdf.setPageMargins(QMarginsF(12, 12, 12, 12), QPageLayout::Millimeter);
+    pdf.setPageLayout(pageLayout());
     QCPPainter painter;
     if (!painter.begin(&pdf)) {
         *error = QObject::tr("Cannot write %1").arg(path);
@@ -170,38 +221,10 @@ bool writePdf(const Tour& tour, const std::vector<TourStepResult>& results, cons
     painter.setMode(QCPPainter::pmVectorized);
     painter.setMode(QCPPainter::pmNoCaching);
     const QRect area(QPoint(0, 0), pdf.pageLayout().paintRectPixels(kDpi).size());
-    const Fonts f = fonts(painter.font());
-    const QPalette palette; // printed: the default light palette
-    titlePage(painter, f, area, tour);
-    const int n = static_cast<int>(tour.steps.size());
-    for (int i = 0; i < n; ++i) {
-        const TourStep& step = tour.steps[static_cast<std::size_t>(i)];
-        const TourStepResult& r = results[static_cast<std::size_t>(i)];
-        pdf.newPage();
-        painter.setPen(Qt::darkGray);
-        int y = drawWrapped(painter, f.small, area, 0,
-                            QObject::tr("%1 · step %2 of %3")
-                                .arg(QString::fromStdString(tour.title))
-                                .arg(i + 1)
-                                .arg(n));
-        painter.setPen(Qt::black);
-        y = drawWrapped(painter, f.title, area, y + 4, QString::fromStdString(step.title));
-        y = drawWrapped(painter, f.caption, area, y + 8, QString::fromStdString(r.caption));
-        y = figureRow(painter, f, area, y + 12, step.scenario, r.estimate);
-        const Evaluation evaluation = Evaluator::evaluateScenario(step.scenario);
-        QString chartError;
-        const auto chart = chartFor(QString::fromStdString(std::string(toString(step.view))),
-                                    evaluation, &chartError);
-        if (!chart) {
-            *error = chartError;
-            return false;
-        }
-        // The chart keeps its 3:2 shape in what is left of the page.
-        QRect target(0, y, area.width(), area.height() - y);
-        if (target.width() > target.height() * 3 / 2)
-            target.setWidth(target.height() * 3 / 2);
-        target.moveLeft((area.width() - target.width()) / 2);
-        paintChart(chart.get(), &painter, target, scenarioStamp(step.scenario), palette);
+    for (int page = 0; page < pages.count(); ++page) {
+        if (page > 0)
+            pdf.newPage();
+        paintPage(painter, area, pages, page);
     }
     painter.end();
     if (!file.commit()) {
@@ -211,10 +234,49 @@ bool writePdf(const Tour& tour, const std::vector<TourStepResult>& results, cons
     return true;
 }
 
+QString pageImageName(int page)
+{
+    return page == 0 ? QStringLiteral("handout-title.png")
+                     : QStringLiteral("handout-step-%1.png").arg(page, 2, 10, QChar('0'));
+}
+
+/// The page as the PDF has it (white paper, the margins included), at twice 96 dpi.
+bool writePageImage(const Pages& pages, int page, const QString& path, QString* error)
+{
+    constexpr double kScale = 2;
+    const QPageLayout layout = pageLayout();
+    const QRect full = layout.fullRectPixels(kDpi);
+    const QRect paint = layout.paintRectPixels(kDpi);
+    QImage image(full.size() * kScale, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    {
+        // As the chart PNGs (app/export.cpp): the screen's logical dpi, sharper by the
+        // painter's scale, so text keeps the metrics the layout measured.
+        QCPPainter painter(&image);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setRenderHint(QPainter::TextAntialiasing);
+        painter.setMode(QCPPainter::pmNoCaching);
+        painter.setMode(QCPPainter::pmNonCosmetic);
+        painter.scale(kScale, kScale);
+        painter.translate(paint.topLeft());
+        paintPage(painter, QRect(QPoint(0, 0), paint.size()), pages, page);
+    }
+    constexpr double kDotsPerMeter = kDpi / 0.0254;
+    image.setDotsPerMeterX(qRound(kDotsPerMeter * kScale));
+    image.setDotsPerMeterY(qRound(kDotsPerMeter * kScale));
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
+        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 bool exportTourHandout(const Tour& tour, const std::vector<TourStepResult>& results,
-                       const QString& dir, QStringList* written, QString* error)
+                       const QString& dir, QStringList* written, QString* error,
+                       const TourHandoutOptions& options)
 {
     QString ignored;
     if (!error)
@@ -224,30 +286,47 @@ bool exportTourHandout(const Tour& tour, const std::vector<TourStepResult>& resu
         return false;
     }
     const QDir out(dir);
-    ExportOptions options;
-    options.size = kChartSize;
+    ExportOptions png;
+    png.size = kChartSize;
+    Pages pages{tour, results, {}};
     for (std::size_t i = 0; i < tour.steps.size(); ++i) {
         const TourStep& step = tour.steps[i];
         const Evaluation evaluation = Evaluator::evaluateScenario(step.scenario);
+        const QString shown = QString::fromStdString(std::string(toString(step.view)));
         QStringList ids = chartIds();
         if (step.view == TourView::PlanMap)
-            ids << QStringLiteral("plan-map");
+            ids << shown;
         for (const QString& id : ids) {
-            const auto chart = chartFor(id, evaluation, error);
-            if (!chart)
+            auto chart = chartFor(id, evaluation, options.planMapThreads, error);
+            if (!chart) {
+                *error = QObject::tr("%1: step %2 ('%3'): %4")
+                             .arg(QString::fromStdString(tour.source))
+                             .arg(i + 1)
+                             .arg(QString::fromStdString(step.title), *error);
                 return false;
+            }
             const QString path = out.filePath(stepPrefix(i) + "-" + id + ".png");
-            if (!exportChart(chart.get(), path, options, scenarioStamp(step.scenario), error))
+            if (!exportChart(chart.get(), path, png, scenarioStamp(step.scenario), error))
+                return false;
+            if (written)
+                *written << path;
+            if (id == shown)
+                pages.charts.push_back(std::move(chart)); // drawn again on the step's page
+        }
+    }
+    const QString pdf = out.filePath(QStringLiteral("handout.pdf"));
+    if (!writePdf(pages, pdf, error))
+        return false;
+    if (written)
+        *written << pdf;
+    if (options.pageImages)
+        for (int page = 0; page < pages.count(); ++page) {
+            const QString path = out.filePath(pageImageName(page));
+            if (!writePageImage(pages, page, path, error))
                 return false;
             if (written)
                 *written << path;
         }
-    }
-    const QString pdf = out.filePath(QStringLiteral("handout.pdf"));
-    if (!writePdf(tour, results, pdf, error))
-        return false;
-    if (written)
-        *written << pdf;
     return true;
 }
 

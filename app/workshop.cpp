@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QLayout>
 #include <QMainWindow>
 #include <QSplitter>
 #include <QStyle>
@@ -14,6 +15,54 @@
 #include <QVariantAnimation>
 
 namespace paralens {
+
+LayoutSnapshot LayoutSnapshot::take(QMainWindow* window, const QList<QWidget*>& widgets)
+{
+    LayoutSnapshot shot;
+    shot.m_state = window->saveState();
+    for (QSplitter* split : window->findChildren<QSplitter*>()) {
+        Splitter s{split, split->sizes(), {}};
+        for (int i = 0; i < split->count(); ++i)
+            s.hidden << split->widget(i)->isHidden();
+        shot.m_splitters << s;
+    }
+    QList<QWidget*> all = widgets;
+    if (QWidget* central = window->centralWidget(); central && !all.contains(central))
+        all << central;
+    for (QWidget* w : all)
+        shot.m_widgets << qMakePair(QPointer<QWidget>(w), w->isHidden());
+    return shot;
+}
+
+void LayoutSnapshot::restore(QMainWindow* window) const
+{
+    if (isEmpty())
+        return;
+    // The widgets first: docks restored beside a hidden central widget would fill the window.
+    for (const auto& [w, hidden] : m_widgets)
+        if (w)
+            w->setHidden(hidden);
+    window->restoreState(m_state);
+    // Panes first, then sizes: a pane shown again takes the size it had.
+    for (const Splitter& s : m_splitters) {
+        if (!s.splitter || s.splitter->count() != s.hidden.size())
+            continue;
+        for (int i = 0; i < s.splitter->count(); ++i)
+            s.splitter->widget(i)->setHidden(s.hidden[i]);
+        s.splitter->setSizes(s.sizes);
+    }
+}
+
+void keepWindowSize(QMainWindow* window, const QSize& size)
+{
+    QLayout* layout = window->layout();
+    if (!layout)
+        return;
+    layout->invalidate();
+    layout->activate(); // the minimum of the layout as it is now, not as it passed
+    if (window->size() != size && !window->isMaximized() && !window->isFullScreen())
+        window->resize(size.expandedTo(window->minimumSize()));
+}
 
 Workshop::Workshop(QMainWindow* window, Document* doc, GanttView* gantt)
     : QObject(window), m_window(window), m_doc(doc), m_gantt(gantt)
@@ -86,6 +135,9 @@ void Workshop::setPresentation(bool on)
     if (on == m_active)
         return; // leaving when not presenting: nothing was saved to restore
     m_active = on;
+    const QSize size = m_window->size();
+    if (on) // before anything moves: what leaving puts back
+        m_saved = LayoutSnapshot::take(m_window, m_hide);
     m_bar->setVisible(on);
     m_leave->setEnabled(on);
     if (on) {
@@ -106,17 +158,13 @@ void Workshop::setPresentation(bool on)
             pal.setColor(group, QPalette::ButtonText, Qt::black);
         }
         m_window->setPalette(pal);
-        m_wasVisible.clear();
-        for (QWidget* w : m_hide) {
-            m_wasVisible << w->isVisible();
+        for (QWidget* w : m_hide)
             w->hide();
-        }
         // The Gantt takes 55 % of its column and the memory stacks the rest: the hidden rows
         // (the breakdown) get nothing, so the memory chart stays a chart, not a strip.
         if (auto* split = qobject_cast<QSplitter*>(m_gantt->parentWidget())) {
-            m_savedSizes = split->sizes();
             int total = 0;
-            for (int v : m_savedSizes)
+            for (int v : split->sizes())
                 total += v;
             const int at = split->indexOf(m_gantt);
             QList<int> shown;
@@ -139,14 +187,16 @@ void Workshop::setPresentation(bool on)
         m_window->setAttribute(Qt::WA_SetFont, m_hadOwnFont);
         m_window->setPalette(m_hadOwnPalette ? m_savedPalette : QPalette());
         m_window->setAttribute(Qt::WA_SetPalette, m_hadOwnPalette);
-        for (int i = 0; i < m_hide.size() && i < m_wasVisible.size(); ++i)
-            m_hide[i]->setVisible(m_wasVisible[i]);
-        if (auto* split = qobject_cast<QSplitter*>(m_gantt->parentWidget());
-            split && !m_savedSizes.isEmpty())
-            split->setSizes(m_savedSizes);
+        // Docks, toolbars, splitters and the hidden widgets as they were, whatever a tour
+        // brought forward meanwhile.
+        m_saved.restore(m_window);
+        m_saved = LayoutSnapshot();
         m_gantt->setPresentation(false);
         m_gantt->setCursorSeconds(-1);
     }
+    // The bar shown before the rows were hidden (entering), the rows shown before the bar
+    // went (leaving): the window keeps its size.
+    keepWindowSize(m_window, size);
 }
 
 double Workshop::pipelineSeconds() const

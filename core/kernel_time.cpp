@@ -388,9 +388,20 @@ double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
         k += 2 + 2 + 1 + 1; // two norms, two residual (bias-dropout-) adds, activation, RoPE
     else
         k += 2 * 6 + 2 + 2 * 3 + 1 + (m.gated_mlp ? 2 : 1); // norms, adds, RoPE q/k, copy, act
-    if (moe && m.isMoe())
-        k += 1 + 2 + 2 + 2; // router GEMM, softmax + top-k, permute, unpermute (grouped GEMMs
-                            // replace the MLP's)
+    if (moe && m.isMoe()) {
+        k += 1 + 2 + 2 + 2; // router GEMM, softmax + top-k, permute, unpermute
+        // The routed experts' two grouped GEMMs replace the MLP's two. TransformerEngine's
+        // GroupedLinear (Megatron-Core --moe-grouped-gemm) issues one cuBLAS GEMM per local expert
+        // on its compute streams (multi_stream_cublas_gemm in TE common/gemm/cublaslt_gemm.cu;
+        // its CUTLASS grouped path is BF16-only and opt-in, NVTE_USE_CUTLASS_GROUPED_GEMM), and
+        // DeepSpeed-MoE runs its local experts in a loop (deepspeed/moe/experts.py); torchtitan's
+        // GroupedExperts is one torch._grouped_mm per weight. Shared experts add their own MLP.
+        const double local = std::max(1.0, double(m.moe.experts) / std::max(1, pl.ep));
+        if (megatron)
+            k += 2 * (local - 1) + (m.moe.shared_experts > 0 ? 2 : 0);
+        else
+            k += m.moe.shared_experts > 0 ? mlpMatrices(m) : 0;
+    }
     if (pl.tp > 1)
         k += pl.sequence_parallel ? 4 : 2; // all-gather + reduce-scatter pairs, or all-reduces
     return k;

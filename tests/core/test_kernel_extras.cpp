@@ -196,6 +196,37 @@ private slots:
         QCOMPARE(forwardKernelsPerLayer(m, pl, fsdp(true), false), 7.0 + 1 + 6);
     }
 
+    void groupedGemmsLaunchOneGemmPerLocalExpert()
+    {
+        // Qwen3-30B-A3B's MoE layer (128 experts, top 8) at EP 16: 8 experts per rank.
+        // TransformerEngine's GroupedLinear runs one cuBLAS GEMM per local expert
+        // (multi_stream_cublas_gemm), so fc1 and fc2 are 8 GEMMs each: 16, plus QKV and proj
+        // (2), flash (1), the 6 fused element-wise kernels, the router GEMM, softmax + top-k,
+        // permute and unpermute (1 + 2 + 2 + 2): 32, counted by hand.
+        ModelSpec m = llama8b();
+        m.moe.experts = 128;
+        m.moe.top_k = 8;
+        m.moe.expert_ffn_hidden = 768;
+        ParallelPlan pl;
+        pl.ep = 16;
+        TrainingSettings meg;
+        meg.framework = Framework::Megatron;
+        meg.flash_attention = true;
+        QCOMPARE(forwardKernelsPerLayer(m, pl, meg, true), 2.0 + 16 + 1 + 6 + 7);
+        // One expert per rank: one GEMM per grouped GEMM, the dense MLP's count.
+        pl.ep = 128;
+        QCOMPARE(forwardKernelsPerLayer(m, pl, meg, true), 2.0 + 2 + 1 + 6 + 7);
+        // A shared expert adds its own fc1 and fc2 (Megatron-Core SharedExpertMLP).
+        m.moe.shared_experts = 1;
+        QCOMPARE(forwardKernelsPerLayer(m, pl, meg, true), 2.0 + 2 + 2 + 1 + 6 + 7);
+        // torchtitan: one torch._grouped_mm per expert weight whatever the local experts.
+        m.moe.shared_experts = 0;
+        pl.ep = 1;
+        const double one = forwardKernelsPerLayer(m, pl, fsdp(true), true);
+        pl.ep = 16;
+        QCOMPARE(forwardKernelsPerLayer(m, pl, fsdp(true), true), one);
+    }
+
     void hostCallsCountMegatronsGptLayer()
     {
         // Megatron's legacy GPT layer (megatron/model/transformer.py, ParallelAttention and
