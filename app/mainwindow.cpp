@@ -218,7 +218,8 @@ void MainWindow::arrangeToolDocks()
         return;
     QDockWidget* front = nullptr;
     for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
-        if (d == m_scenarioDock || d->isFloating() || dockWidgetArea(d) == Qt::LeftDockWidgetArea)
+        // Only the tool docks' own column: the tour's caption strip (top) keeps its place.
+        if (d == m_scenarioDock || d->isFloating() || dockWidgetArea(d) != Qt::RightDockWidgetArea)
             continue;
         const bool visible = d->isVisible();
         tabifyDockWidget(m_scenarioDock, d);
