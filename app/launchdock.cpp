@@ -54,11 +54,20 @@ LaunchDock::LaunchDock(QMainWindow* window, Document* doc)
         m_framework->addItem(frameworkLabel(f), int(f));
     m_framework->setAccessibleName(tr("Framework"));
     m_file->setAccessibleName(tr("File"));
+    // Two rows that shrink with the dock (combos elide, the buttons keep their own row), so the
+    // Copy and Save buttons stay on screen in a dock of 240 pixels.
+    for (QComboBox* box : {m_framework, m_file}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(8);
+    }
     row->addWidget(m_framework, 1);
     row->addWidget(m_file, 1);
-    row->addWidget(m_copy);
-    row->addWidget(m_save);
     column->addLayout(row);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_copy);
+    buttons->addWidget(m_save);
+    buttons->addStretch(1);
+    column->addLayout(buttons);
     m_warnings->setWordWrap(true);
     m_warnings->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_warnings->setAccessibleName(tr("Settings the framework cannot express"));
@@ -67,6 +76,7 @@ LaunchDock::LaunchDock(QMainWindow* window, Document* doc)
     m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_text->setAccessibleName(tr("Launch configuration"));
+    m_text->setMinimumWidth(160); // scrolls sideways rather than widening the window
     column->addWidget(m_text, 1);
 
     m_dock->setObjectName(QStringLiteral("LaunchDock"));

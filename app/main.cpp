@@ -118,6 +118,17 @@ int main(int argc, char** argv)
             dock->show();
             dock->raise();
         }
+    // PARALENS_BASELINE=A.paralens.json paralens B.paralens.json: compare mode, A pinned.
+    window.applyEnvironment();
+    // Screenshots and demos: PARALENS_WINDOW_SIZE=WxH (or "max": the available screen).
+    if (const QString size = qEnvironmentVariable("PARALENS_WINDOW_SIZE"); !size.isEmpty()) {
+        const QStringList wh = size.split(QLatin1Char('x'));
+        if (size == QStringLiteral("max") && window.screen())
+            window.setGeometry(window.screen()->availableGeometry());
+        else if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
+            window.resize(wh[0].toInt(), wh[1].toInt());
+        window.fitToScreen();
+    }
     if (present)
         QTimer::singleShot(1000, window.workshop(), &paralens::Workshop::play);
     // Work left by a session that crashed: offered once the window is on screen.

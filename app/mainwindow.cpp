@@ -22,6 +22,7 @@
 #include "widgets/ganttview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
+#include "widgets/planmapview.h"
 #include "widgets/topologyview.h"
 
 #include <QAction>
@@ -46,6 +47,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -160,6 +162,146 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
         [this](const AutosaveRecord& record) { return openRecoveredBeside(record) != nullptr; });
     fillWhatsThis(this);
     m_defaultState = saveState();
+    // A tool dock shown on a narrow window joins the Scenario dock's tabs.
+    for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
+        if (d != m_scenarioDock)
+            connect(d, &QDockWidget::visibilityChanged, this, [this](bool on) {
+                if (on)
+                    scheduleArrange();
+            });
+}
+
+QSize MainWindow::firstStartSize(const QSize& available)
+{
+    return QSize(std::min(1600, available.width() * 4 / 5),
+                 std::min(1000, available.height() * 4 / 5));
+}
+
+double MainWindow::fontScaleFor(const QSize& size)
+{
+    const double f = std::min(size.width() / 1600.0, size.height() / 1000.0);
+    return std::round(std::clamp(f, 0.85, 1.5) * 20) / 20;
+}
+
+void MainWindow::scheduleArrange()
+{
+    if (m_arrangePending)
+        return;
+    m_arrangePending = true;
+    QTimer::singleShot(0, this, [this] {
+        m_arrangePending = false;
+        arrangeToolDocks();
+        applyFontScale();
+        keepOnScreen();
+    });
+}
+
+// A dock or a font change that grew the window past the screen's edge moves it back in (only
+// moves: a window larger than its screen is fitToScreen()'s business).
+void MainWindow::keepOnScreen()
+{
+    const QScreen* screen = this->screen();
+    if (!screen || !isVisible() || isMaximized() || isFullScreen())
+        return;
+    const QRect avail = screen->availableGeometry();
+    QRect g = frameGeometry();
+    if (g.width() > avail.width() || g.height() > avail.height() || avail.contains(g))
+        return;
+    g.moveLeft(std::clamp(g.left(), avail.left(), avail.right() - g.width() + 1));
+    g.moveTop(std::clamp(g.top(), avail.top(), avail.bottom() - g.height() + 1));
+    move(g.topLeft());
+}
+
+void MainWindow::arrangeToolDocks()
+{
+    if (width() >= kTabifyBelowWidth || !m_workshop || m_workshop->isPresenting())
+        return;
+    QDockWidget* front = nullptr;
+    for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+        // Only the tool docks' own column: the tour's caption strip (top) keeps its place.
+        if (d == m_scenarioDock || d->isFloating() || dockWidgetArea(d) != Qt::RightDockWidgetArea)
+            continue;
+        const bool visible = d->isVisible();
+        tabifyDockWidget(m_scenarioDock, d);
+        if (visible)
+            front = d;
+    }
+    if (front)
+        front->raise(); // the tool just opened, in front of the Scenario tab
+}
+
+void MainWindow::applyFontScale()
+{
+    if (!m_workshop || m_workshop->isPresenting())
+        return; // presentation mode sets its own font; the size's is applied when it ends
+    const double scale = fontScaleFor(size());
+    if (std::abs(scale - m_fontScale) < 0.01)
+        return;
+    m_fontScale = scale;
+    if (scale == 1) {
+        setFont(QFont());
+        setAttribute(Qt::WA_SetFont, false);
+        return;
+    }
+    QFont f = QApplication::font();
+    f.setPointSizeF(f.pointSizeF() * scale);
+    setFont(f);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    scheduleArrange();
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    scheduleArrange();
+}
+
+bool MainWindow::openBaseline(const QString& path)
+{
+    Scenario s;
+    try {
+        s = loadScenarioFile(path.toStdString(), m_presets);
+    } catch (const std::exception& e) {
+        showError(tr("Cannot open the baseline"), QString::fromStdString(e.what()));
+        return false;
+    }
+    // A calibration path in the baseline is relative to its own folder.
+    m_evaluator->setBaseDir(QFileInfo(path).absolutePath());
+    const Evaluation e = m_evaluator->evaluateNow(s);
+    m_evaluator->setBaseDir(
+        m_doc->filePath().isEmpty() ? QString() : QFileInfo(m_doc->filePath()).absolutePath());
+    if (!e.ok()) {
+        showError(tr("Cannot compare"),
+                  tr("The baseline %1 cannot run: %2").arg(QFileInfo(path).fileName(), e.reason()));
+        return false;
+    }
+    m_compare->pin(e);
+    // evaluateNow() superseded the document's evaluation in flight: ask for it again, and the
+    // views show it beside the baseline when it arrives.
+    m_evaluator->request(m_doc->scenario());
+    return m_compare->isPinned();
+}
+
+void MainWindow::applyEnvironment()
+{
+    if (const QString base = qEnvironmentVariable("PARALENS_BASELINE"); !base.isEmpty())
+        openBaseline(base);
+    // Screenshots and demos: PARALENS_PLAN_MAP_FIXED=AXIS:VALUE holds the plan map's third axis
+    // (AXIS as the Fixed: box names it, e.g. "micro-batch:4", "ZeRO stage:3", "CP:2").
+    if (const QString fixed = qEnvironmentVariable("PARALENS_PLAN_MAP_FIXED"); !fixed.isEmpty())
+        if (auto* map = findChild<PlanMapView*>()) {
+            const QString axis = fixed.section(QLatin1Char(':'), 0, 0).trimmed();
+            const QString value = fixed.section(QLatin1Char(':'), 1).trimmed();
+            for (PlanMapAxis a : kPlanMapAxes)
+                if (a != PlanMapAxis::None && axis == QString::fromStdString(planMapAxisName(a)))
+                    for (int v : planMapAxisValues(m_doc->scenario(), a))
+                        if (value == QString::fromStdString(planMapAxisValueText(a, v)))
+                            map->setFixed({a, v});
+        }
 }
 
 MainWindow::~MainWindow() = default;
@@ -524,7 +666,23 @@ void MainWindow::exportTraceDialog()
 void MainWindow::restoreSession(bool restoreScenario)
 {
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
+    if (geometry.isEmpty() || !restoreGeometry(geometry)) {
+        // First start: a size that leaves room around the window, centred.
+        if (const QScreen* screen = this->screen()) {
+            const QRect avail = screen->availableGeometry();
+            resize(firstStartSize(avail.size()));
+            applyFontScale(); // the font for that size first: it sets the least size
+            // Four fifths of a small screen (1024 × 768) is less than the explorer needs:
+            // then its least size, as far as the screen has room.
+            // (720 pixels high: the headline's two rows of figures and the three chart rows).
+            resize(size()
+                       .expandedTo(minimumSizeHint())
+                       .expandedTo(QSize(0, 720))
+                       .boundedTo(avail.size()));
+            move(avail.center() - rect().center());
+        }
+    }
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     fitToScreen(); // saved on a larger display than this one (a projector)
     const QString last = settings.value(QStringLiteral("session/scenario")).toString();

@@ -7,6 +7,7 @@
 class QAction;
 class QLabel;
 class QMenu;
+class QDockWidget;
 
 namespace paralens {
 
@@ -44,6 +45,26 @@ public:
     void restoreSession(bool restoreScenario);
     /// Shrinks and moves the window into its screen's available area (no-op when it fits).
     void fitToScreen();
+    /// The size a first start (no saved geometry) opens at: 1600 × 1000 or four fifths of the
+    /// available screen, whichever is smaller in each direction.
+    static QSize firstStartSize(const QSize& available);
+    /// Below this window width the tool docks are tabbed with the Scenario dock instead of
+    /// taking a column of their own, so that the window never grows past a small screen.
+    static constexpr int kTabifyBelowWidth = 1280;
+    /// Tabs every docked tool dock with the Scenario dock when the window is narrower than
+    /// kTabifyBelowWidth (no-op otherwise).
+    void arrangeToolDocks();
+    /// The factor the window's font is scaled by for its size: 1 at 1600 × 1000, smaller on
+    /// a small window (down to 0.85), larger on a big one (up to 1.5), in steps of 0.05.
+    static double fontScaleFor(const QSize& size);
+    double fontScale() const { return m_fontScale; }
+    /// Compare mode with the scenario file `path` as the baseline (PARALENS_BASELINE=FILE at
+    /// start): evaluated and pinned as Compare ▸ Pin as Baseline does. Shows the error and
+    /// returns false when the file does not load or its plan cannot run.
+    bool openBaseline(const QString& path);
+    /// Start-up settings from the environment: PARALENS_BASELINE=FILE (openBaseline);
+    /// PARALENS_PLAN_MAP_FIXED=AXIS:VALUE (the plan map's third axis, PlanMapView::setFixed).
+    void applyEnvironment();
     /// Docks and toolbars back where they were when the window was built; tool docks closed.
     void resetLayout();
     /// View ▸ lists every dock and toolbar of the window (refilled each time it opens, so a
@@ -85,6 +106,8 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -118,7 +141,7 @@ private:
     GanttView* m_gantt = nullptr;
     Comparison* m_compare = nullptr;
     Workshop* m_workshop = nullptr;
-    QWidget* m_scenarioDock = nullptr;
+    QDockWidget* m_scenarioDock = nullptr;
     QLabel* m_status = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
@@ -131,6 +154,11 @@ private:
     class LaunchDock* m_launch = nullptr;
     class ModelImportAction* m_importModel = nullptr; // File ▸ Import Model…, dropped configs
     Evaluation m_shown;
+    double m_fontScale = 1;
+    bool m_arrangePending = false;
+    void scheduleArrange();
+    void keepOnScreen();
+    void applyFontScale();
 };
 
 } // namespace paralens

@@ -203,6 +203,10 @@ CommTimes cpComm(const CommContext& c, const AttentionSetup& a, const AttentionT
         gatherExchange(c, a, core, chunk, fwd, bwd);
     else
         ringExchange(c, a, core, chunk, fwd, bwd);
+    if (a.exchange_exposed) {
+        fwd.exposed = fwd.total;
+        bwd.exposed = bwd.total;
+    }
     cp.forward = fwd.exposed;
     cp.backward = bwd.exposed;
     cp.hidden = fwd.total - fwd.exposed + bwd.total - bwd.exposed;

@@ -41,6 +41,21 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         // update 12 = 38 B; the backward adds dQ (10 B), dK and dV (21 B each, with the copies
         // that assemble the next send): 17 B per element of dQ, dK, dV.
         c.cp = CpConventions{CpComm::AllGather, true, true, true, 4, 38, 17};
+        // torchtitan compiles each TransformerBlock with fullgraph=True (apply_compile), so the
+        // ring attention is traced into it. Traced functional collectives wait at once
+        // (torch/distributed/_functional_collectives.py _maybe_wrap_tensor: "if
+        // _are_we_tracing(): return wait_tensor(self)") and Inductor does not move waits
+        // (torch/_inductor/config.py reorder_for_compute_comm_overlap = False): the gather and
+        // every dK/dV hop run exposed. Inductor fuses the merge's element-wise chain: read the
+        // fp32 running output (4) and the bf16 block output (2), write fp32 (4) = 10 B per
+        // element; the backward's accumulations read fp32 (4) and the bf16 block gradient (2)
+        // and write fp32 (4) = 10 B per element of dQ, dK, dV.
+        c.cp.compiled_exchange_exposed = true;
+        c.cp.compiled_merge_bytes_forward = 10;
+        c.cp.compiled_merge_bytes_backward = 10;
+        // _templated_ring_attention_backward: convert_to_f32 accumulators (grad_query,
+        // grad_key, grad_value in float32) and the all-gather rotater's whole-sequence K/V.
+        c.cp.fp32_grad_accumulators = true;
         // torchtitan's FSDP2 mixed precision: param_dtype bf16, reduce_dtype fp32
         // (training.mixed_precision_param / _reduce defaults); sharded fp32 parameters and
         // their fp32 gradients are what the optimizer sees.

@@ -45,6 +45,16 @@ struct CpConventions
     double dkv_bytes = 2;            ///< per dK/dV element on the wire (PyTorch: fp32)
     double merge_bytes_forward = 10; ///< LSE rescale of the partial outputs
     double merge_bytes_backward = 6; ///< accumulation of dQ, dK, dV
+    /// Under torch.compile the ring attention is traced into the compiled layer, where each
+    /// functional collective is waited for at once and Inductor keeps that order: no K/V or
+    /// dK/dV transfer hides under a block (docs/model.md, "Context parallelism").
+    bool compiled_exchange_exposed = false;
+    /// The merge and accumulation bytes when Inductor fuses their element-wise chains.
+    double compiled_merge_bytes_forward = 0;
+    double compiled_merge_bytes_backward = 0;
+    /// The backward holds the all-gathered K/V of the whole sequence and fp32 dQ, dK, dV
+    /// accumulators beside the step's own gradients (memory.cpp ringBackwardBytes()).
+    bool fp32_grad_accumulators = false;
 };
 
 /// One framework's conventions: the dtypes and buffers it keeps and what it overlaps. The

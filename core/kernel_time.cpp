@@ -339,6 +339,11 @@ AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
     a.ring =
         s.parallel.cp > 1 && s.training.flash_attention &&
         (a.comm == CpComm::P2P || (a.comm == CpComm::AllGather && fw.cp.gather_under_first_block));
+    if (s.training.compile && fw.cp.compiled_exchange_exposed) {
+        a.exchange_exposed = true;
+        a.cp.merge_bytes_forward = fw.cp.compiled_merge_bytes_forward;
+        a.cp.merge_bytes_backward = fw.cp.compiled_merge_bytes_backward;
+    }
     const Recompute r = s.training.recompute;
     a.recomputed =
         r == Recompute::Full || (r == Recompute::Selective && !opLevelCheckpointing(s.training));

@@ -148,6 +148,9 @@ struct AttentionSetup
     /// The backward recomputes the attention forward, CP exchange included: full recompute, or
     /// Megatron's selective one (torchtitan's op-level selective checkpointing saves it).
     bool recomputed = false;
+    /// Every CP exchange is exposed: a compiled ring (CpConventions::compiled_exchange_exposed
+    /// under training.compile).
+    bool exchange_exposed = false;
 };
 
 /// The attention setup of a scenario under its framework's conventions.

@@ -155,6 +155,31 @@ double recomputeWorkingSet(const ModelSpec& m, const Dims& d, const ActivationSh
     return std::max({0.0, dense, moe});
 }
 
+// What PyTorch's ring attention (torch.distributed.tensor.experimental._attention,
+// _templated_ring_attention_backward) allocates while one layer's attention backward runs, on
+// top of that layer's stored and recomputed tensors: with the all-gather rotater the K/V of
+// the whole sequence (b·s tokens, K and V in bf16), with the all-to-all one the K/V chunk it
+// sends and the one it receives; the fp32 accumulators of dQ (convert_to_f32); dK and dV in
+// fp32 three times (the received running sum, its partial update, the concatenated buffer in
+// flight to the next rank, and the buffer receiving the next: the last two exist only while
+// the send runs, when the received one is free); and the block's own bf16 dQ, dK, dV.
+// Frameworks whose ring keeps no such buffers (CpConventions::fp32_grad_accumulators false)
+// count none.
+double ringBackwardBytes(const Dims& d, const ActivationShape& a, const FrameworkConventions& fw,
+                         CpComm comm)
+{
+    if (d.cp <= 1 || !a.flash_attention || !fw.cp.fp32_grad_accumulators ||
+        comm == CpComm::AllToAll)
+        return 0;
+    const double kvWide = (fw.cp.kv_repeated ? d.q : d.kv) / d.t, qWide = d.q / d.t;
+    const double n = d.tokens;
+    const double kv = comm == CpComm::AllGather ? 2 * 2 * d.b * d.s * kvWide // gathered K, V
+                                                : 2 * (2 * 2 * n * kvWide);  // sent + received
+    const double fp32 = 4 * n * qWide + 3 * (2 * 4 * n * kvWide);
+    const double block = 2 * n * (qWide + 2 * kvWide);
+    return kv + fp32 + block;
+}
+
 double embeddingBytes(const Dims& d, const ActivationShape& a)
 {
     return (8 * d.s * d.b + maskBytes(a) * d.s * d.b * d.h / d.tsp) / d.cp;
@@ -248,7 +273,19 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
     const double headAct = headBytes(d, vpad);
     // One at a time: the loss's copies are freed before the last layer's backward rebuilds it.
     const double lossPeak = lossTransientBytes(fw, d, vpad);
-    const double recomputeLayer = recomputeWorkingSet(m, d, shape);
+    double recomputeLayer = recomputeWorkingSet(m, d, shape);
+    // A layer's attention backward adds the ring's buffers to what of the layer is live then:
+    // with full recompute its rebuilt attention block (the MLP's backward, which runs first, has
+    // freed the rest).
+    const CpComm cpComm = pl.cp_comm == CpComm::Default ? fw.cp.comm : pl.cp_comm;
+    const double ring = ringBackwardBytes(d, shape, fw, cpComm);
+    if (ring > 0) {
+        ActivationShape none = shape;
+        none.recompute = Recompute::None;
+        const double live =
+            shape.recompute == Recompute::Full ? attentionBlockBytes(d, none) / d.cp : 0.0;
+        recomputeLayer = std::max(recomputeLayer, live + ring);
+    }
     const double headParams = double(vpad) * d.h / d.t;
     const double headInflight = headInflightMicrobatches(
         effectiveSchedule(pl.schedule, pl.virtual_stages), p, safeMicrobatches(s.training, pl));

@@ -32,18 +32,46 @@ std::vector<int> withValue(std::vector<int> axis, int v)
     return axis;
 }
 
-/// The cell's plainest plan (no CP, DP the rest, 1F1B, micro-batch 1): the first rule it
-/// breaks says why no plan of the cell runs.
-void explainNoPlan(const Scenario& base, PlanMapCell& c)
+/// Sets the fixed axis's value on a plan.
+void hold(ParallelPlan& p, TrainingSettings& t, const PlanMapFixed& f)
+{
+    switch (f.axis) {
+    case PlanMapAxis::None:
+        break;
+    case PlanMapAxis::MicroBatch:
+        t.micro_batch = f.value;
+        break;
+    case PlanMapAxis::Zero:
+        p.zero = f.value;
+        break;
+    case PlanMapAxis::Recompute:
+        t.recompute = Recompute(std::clamp(f.value, 0, 2));
+        break;
+    case PlanMapAxis::VirtualStages:
+        p.virtual_stages = f.value;
+        if (f.value > 1)
+            p.schedule = Schedule::Interleaved1F1B;
+        break;
+    case PlanMapAxis::Cp:
+        p.cp = f.value;
+        break;
+    }
+}
+
+/// The cell's plainest plan (no CP, DP the rest, 1F1B, micro-batch 1, and the fixed axis's
+/// value): the first rule it breaks says why no plan of the cell runs.
+void explainNoPlan(const Scenario& base, const PlanMapFixed& fixed, PlanMapCell& c)
 {
     Scenario s = base;
     s.parallel = ParallelPlan{};
     s.parallel.tp = c.tp;
     s.parallel.pp = c.pp;
     s.parallel.sequence_parallel = c.tp > 1;
-    const std::int64_t dp = gpusLeft(base.gpus, std::int64_t(c.tp) * c.pp);
-    s.parallel.dp = dp > 0 ? int(dp) : 1;
     s.training.micro_batch = 1;
+    hold(s.parallel, s.training, fixed);
+    const std::int64_t dp =
+        gpusLeft(base.gpus, std::int64_t(c.tp) * c.pp * std::max(1, s.parallel.cp));
+    s.parallel.dp = dp > 0 ? int(dp) : 1;
     const std::vector<ValidationError> errors = validate(s);
     if (!errors.empty()) {
         c.rule = errors.front().rule;
@@ -64,6 +92,83 @@ void explainNoFit(const Scenario& base, PlanMapCell& c)
 
 } // namespace
 
+std::string planMapAxisName(PlanMapAxis axis)
+{
+    switch (axis) {
+    case PlanMapAxis::None:
+        return {};
+    case PlanMapAxis::MicroBatch:
+        return "micro-batch";
+    case PlanMapAxis::Zero:
+        return "ZeRO stage";
+    case PlanMapAxis::Recompute:
+        return "recompute";
+    case PlanMapAxis::VirtualStages:
+        return "virtual stages";
+    case PlanMapAxis::Cp:
+        return "CP";
+    }
+    return {};
+}
+
+std::string planMapAxisValueText(PlanMapAxis axis, int value)
+{
+    if (axis == PlanMapAxis::Recompute)
+        return std::string(toString(Recompute(std::clamp(value, 0, 2))));
+    return std::to_string(value);
+}
+
+std::vector<int> planMapAxisValues(const Scenario& s, PlanMapAxis axis)
+{
+    switch (axis) {
+    case PlanMapAxis::None:
+        return {};
+    case PlanMapAxis::MicroBatch:
+        return divisorsUpTo(std::max(1, s.training.global_batch),
+                            std::max(1, s.training.global_batch));
+    case PlanMapAxis::Zero:
+        return {0, 1, 2, 3};
+    case PlanMapAxis::Recompute:
+        return {int(Recompute::None), int(Recompute::Selective), int(Recompute::Full)};
+    case PlanMapAxis::VirtualStages: {
+        std::vector<int> v{1};
+        for (int d : virtualStageDegrees(Schedule::Interleaved1F1B, 2, std::max(1, s.model.layers)))
+            v.push_back(d);
+        return v;
+    }
+    case PlanMapAxis::Cp:
+        return cpDegrees(s.training.seq_len, std::max(1, s.gpus));
+    }
+    return {};
+}
+
+int planMapAxisValueOf(const Scenario& s, PlanMapAxis axis)
+{
+    switch (axis) {
+    case PlanMapAxis::None:
+        return 0;
+    case PlanMapAxis::MicroBatch:
+        return s.training.micro_batch;
+    case PlanMapAxis::Zero:
+        return s.parallel.zero;
+    case PlanMapAxis::Recompute:
+        return int(s.training.recompute);
+    case PlanMapAxis::VirtualStages:
+        return chunksPerDevice(s.parallel.schedule, s.parallel.virtual_stages);
+    case PlanMapAxis::Cp:
+        return s.parallel.cp;
+    }
+    return 0;
+}
+
+bool planMapHolds(const ParallelPlan& p, const TrainingSettings& t, const PlanMapFixed& fixed)
+{
+    Scenario s;
+    s.parallel = p;
+    s.training = t;
+    return fixed.axis == PlanMapAxis::None || planMapAxisValueOf(s, fixed.axis) == fixed.value;
+}
+
 const PlanMapCell* PlanMap::at(int t, int p) const
 {
     for (const PlanMapCell& c : cells)
@@ -83,12 +188,33 @@ std::vector<int> planMapPpAxis(const Scenario& s)
     return withValue(divisorsUpTo(s.gpus, std::max(1, s.model.layers)), s.parallel.pp);
 }
 
-SearchSpace planMapCellSpace(const Scenario& base, int tp, int pp)
+SearchSpace planMapCellSpace(const Scenario& base, int tp, int pp, const PlanMapFixed& fixed)
 {
     SearchSpace sp;
     sp.base = base;
     sp.tp = tp;
     sp.pp = pp;
+    switch (fixed.axis) {
+    case PlanMapAxis::None:
+        break;
+    case PlanMapAxis::MicroBatch:
+        sp.micro_batch = fixed.value;
+        break;
+    case PlanMapAxis::Zero:
+        sp.zero = fixed.value;
+        break;
+    case PlanMapAxis::Recompute:
+        sp.recompute = Recompute(std::clamp(fixed.value, 0, 2));
+        break;
+    case PlanMapAxis::VirtualStages:
+        // v chunks per device: 1 is every one-chunk schedule (GPipe, 1F1B, ZB-H1), 2 also the
+        // V schedules, more only interleaved 1F1B; the search pairs each schedule with its v.
+        sp.virtual_stages = fixed.value;
+        break;
+    case PlanMapAxis::Cp:
+        sp.cp = fixed.value;
+        break;
+    }
     return sp;
 }
 
@@ -98,6 +224,7 @@ PlanMap planMap(const Scenario& base, const PlanMapOptions& options)
     PlanMap map;
     map.tp = planMapTpAxis(base);
     map.pp = planMapPpAxis(base);
+    map.fixed = options.fixed;
     SearchOptions so;
     so.top_k = 1;
     so.threads = options.threads;
@@ -114,7 +241,7 @@ PlanMap planMap(const Scenario& base, const PlanMapOptions& options)
                 map.cancelled = true;
                 continue;
             }
-            const SearchResult r = search(planMapCellSpace(base, tp, pp), so);
+            const SearchResult r = search(planMapCellSpace(base, tp, pp, options.fixed), so);
             map.cancelled = map.cancelled || r.cancelled;
             c.evaluated = r.evaluated;
             c.feasible = r.feasible;
@@ -123,7 +250,7 @@ PlanMap planMap(const Scenario& base, const PlanMapOptions& options)
             else if (r.cancelled)
                 continue;
             else if (r.evaluated == 0)
-                explainNoPlan(base, c);
+                explainNoPlan(base, options.fixed, c);
             else
                 explainNoFit(base, c);
         }

@@ -91,6 +91,13 @@ void ChartView::adaptLayout(const QSize& size)
     if (size.width() <= 0 || size.height() <= 0)
         return;
     fitTitle(size.width());
+    fitTickCounts(size);
+    // A narrow chart's side legend takes smaller swatches, so that its names keep their room.
+    if (m_sideLegend) {
+        const QSize icon = size.width() < 700 ? QSize(12, 10) : QSize(24, 12);
+        if (m_plot->legend->iconSize() != icon)
+            m_plot->legend->setIconSize(icon);
+    }
     if (m_sideLegend)
         fitSideLegend(size.height());
     adaptLayoutTo(size);
@@ -131,23 +138,92 @@ void ChartView::fitTitle(int width)
     if (!m_title || width <= 0)
         return;
     const QFontMetrics fm(m_title->font());
-    const int room = std::max(40, width - 16);
-    QStringList lines;
-    QString line;
-    static const QRegularExpression breaks(QStringLiteral("(?<= — | · |, )"));
-    for (const QString& piece : m_titleText.split(breaks)) {
-        if (!line.isEmpty() && fm.horizontalAdvance(line + piece.trimmed()) > room) {
-            lines << line.trimmed();
-            line.clear();
-        }
-        line += piece;
+    // The title is centred over the axis rect's column: the columns beside it (a side legend,
+    // a colour scale) are not its room.
+    int beside = 0;
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    for (int c = 1; c < grid->columnCount(); ++c) {
+        int widest = 0;
+        for (int r = 0; r < grid->rowCount(); ++r)
+            if (QCPLayoutElement* e = grid->hasElement(r, c) ? grid->element(r, c) : nullptr;
+                e && e->visible())
+                // As laid out last (a colour scale's axis labels are in its margins, which
+                // its size hint leaves out), or as hinted before the first layout.
+                widest =
+                    std::max({widest, e->outerRect().width(), e->minimumOuterSizeHint().width()});
+        beside += widest + grid->columnSpacing();
     }
-    lines << line.trimmed();
-    for (QString& l : lines)
-        l = fm.elidedText(l, Qt::ElideRight, room);
-    const QString text = lines.join(QLatin1Char('\n'));
+    const QString text = wrapText(m_titleText, fm, std::max(40, width - beside - 16));
     if (text != m_title->text())
         m_title->setText(text);
+}
+
+// Numeric axes get as many ticks as their labels have room for (about two label widths apart
+// across, two lines apart up), so that a narrow chart's labels never run into each other.
+// Text, log and time tickers are left to their views.
+void ChartView::fitTickCounts(const QSize& size)
+{
+    for (QCPAxisRect* rect : m_plot->axisRects())
+        for (QCPAxis* axis : rect->axes()) {
+            const QSharedPointer<QCPAxisTicker> ticker = axis->ticker();
+            if (!ticker || ticker.dynamicCast<QCPAxisTickerText>() ||
+                ticker.dynamicCast<QCPAxisTickerLog>() || ticker.dynamicCast<QCPAxisTickerTime>() ||
+                ticker.dynamicCast<QCPAxisTickerDateTime>() ||
+                ticker.dynamicCast<QCPAxisTickerFixed>() || ticker.dynamicCast<QCPAxisTickerPi>())
+                continue;
+            const QFontMetrics fm(axis->tickLabelFont());
+            const bool across = axis->orientation() == Qt::Horizontal;
+            const int length = across ? std::max(rect->width(), size.width() / 2)
+                                      : std::max(rect->height(), size.height() / 3);
+            const int per =
+                across ? fm.horizontalAdvance(QStringLiteral("00000")) * 2 : fm.height() * 2;
+            // The count the view chose is the most (remembered the first time through).
+            QVariant most = axis->property("paralensTicks");
+            if (!most.isValid()) {
+                most = ticker->tickCount();
+                axis->setProperty("paralensTicks", most);
+            }
+            ticker->setTickCount(
+                std::clamp(length / std::max(1, per), 2, std::max(2, most.toInt())));
+        }
+}
+
+QString ChartView::wrapText(const QString& text, const QFontMetrics& fm, int room)
+{
+    static const QRegularExpression breaks(QStringLiteral("(?<= — | · |, )"));
+    QStringList lines;
+    for (const QString& given : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString& piece : given.split(breaks)) {
+            if (!line.isEmpty() && fm.horizontalAdvance(line + piece.trimmed()) > room) {
+                lines << line.trimmed();
+                line.clear();
+            }
+            line += piece;
+        }
+        lines << line.trimmed();
+    }
+    // A line with no separator left to break at breaks between words; a word wider than the
+    // room on its own is elided.
+    QStringList out;
+    for (const QString& l : std::as_const(lines)) {
+        if (fm.horizontalAdvance(l) <= room) {
+            out << l;
+            continue;
+        }
+        QString line;
+        for (const QString& word : l.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            if (!line.isEmpty() && fm.horizontalAdvance(line + QLatin1Char(' ') + word) > room) {
+                out << line;
+                line.clear();
+            }
+            line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+        }
+        out << line;
+    }
+    for (QString& l : out)
+        l = fm.elidedText(l, Qt::ElideRight, room);
+    return out.join(QLatin1Char('\n'));
 }
 
 // The side legend gets the plot's height less the text rows above it; when its entries need

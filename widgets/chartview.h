@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include <QFontMetrics>
 #include <QWidget>
 
 class QCustomPlot;
@@ -62,6 +63,10 @@ protected:
     void setTitleElement(QCPTextElement* title);
     /// Sets the full title text (the element shows it wrapped).
     void setTitleText(const QString& text);
+    /// `text` broken at its separators (" — ", " · ", ", ") onto further lines so that no line
+    /// is wider than `room` pixels in `fm`; a piece wider than the room on its own is elided.
+    /// Line breaks already in the text are kept.
+    static QString wrapText(const QString& text, const QFontMetrics& fm, int room);
     /// Subclass part of adaptLayout() (tick density and the like); the default does nothing.
     virtual void adaptLayoutTo(const QSize& size) { Q_UNUSED(size); }
     /// Subclass part of setExporting(): hide or restore on-screen-only marks.
@@ -80,6 +85,7 @@ private:
     QVBoxLayout* m_layout = nullptr;
     QCustomPlot* m_plot = nullptr;
     void fitTitle(int width);
+    void fitTickCounts(const QSize& size);
     void fitSideLegend(int height);
 
     QCPItemText* m_message = nullptr;

@@ -83,6 +83,7 @@ FitAdviceView::FitAdviceView(QWidget* parent)
     layout->addWidget(m_terms);
     layout->addWidget(m_listTitle);
     layout->addWidget(m_table, 1);
+    layout->addStretch(0); // with the table hidden (the plan fits) the text stays at the top
     m_headline->setText(tr("Fit advice appears when a plan does not fit in GPU memory."));
     m_terms->hide();
     m_listTitle->hide();

@@ -220,7 +220,13 @@ void GanttView::setRows(QCPAxisRect* rect, GanttPlottable* g)
     const int rows = g->rowCount();
     rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max(rows, 1) - 0.5);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    const int every = std::max(1, rows / 16);
+    // At most ~16 labels, and no closer than a line of text on screen (a short chart of many
+    // rows labels every few).
+    const int line = QFontMetrics(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height();
+    const double rowPx = rect->height() > 0 ? double(rect->height()) / std::max(rows, 1) : line;
+    const int every = std::max({1, rows / 16, int(std::ceil(line / std::max(rowPx, 1.0)))});
+    if (rect == m_main)
+        m_rowEvery = every;
     const bool cursor = m_cursorSeconds >= 0 && g == m_gantt;
     for (int r = 0; r < rows; r += every) {
         QString label = g->rowChunk(r) < 0
@@ -300,6 +306,15 @@ void GanttView::updateTimeUnit()
 
 void GanttView::adaptLayoutTo(const QSize& size)
 {
+    // Row labels thinned to the rows' height as laid out last.
+    if (m_gantt && m_main && m_gantt->rowCount() > 0) {
+        const int line = QFontMetrics(m_main->axis(QCPAxis::atLeft)->tickLabelFont()).height();
+        const int rows = m_gantt->rowCount();
+        const double rowPx = m_main->height() > 0 ? double(m_main->height()) / rows : line;
+        const int every = std::max({1, rows / 16, int(std::ceil(line / std::max(rowPx, 1.0)))});
+        if (every != m_rowEvery)
+            updateRowTicks();
+    }
     // The legend row under the chart breaks into more rows where its entries are wider than
     // the plot, instead of running under the frame: the most columns whose widest entries
     // fit side by side.

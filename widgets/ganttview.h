@@ -102,6 +102,7 @@ private:
     void updateCursor();
     void updateTitle();
     void setRows(QCPAxisRect* rect, GanttPlottable* g);
+    int m_rowEvery = 0; ///< every how many rows of the main chart a label is drawn
     void fitTimeRange();
     void updateTimeUnit();
     int rowAtPixel(const QPoint& pos, QCPAxisRect** rect = nullptr) const;

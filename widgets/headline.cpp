@@ -3,6 +3,7 @@
 #include "widgets/palette.h"
 #include "widgets/units.h"
 
+#include <QApplication>
 #include <QEvent>
 #include <QFrame>
 #include <QGridLayout>
@@ -243,6 +244,20 @@ void Headline::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::PaletteChange)
         applyColors();
+    if (event->type() == QEvent::FontChange) {
+        // The figures are 1.5 times the application's text, shrinking with a small window's
+        // font; a larger font (a large screen, presentation mode) only brings them up to the
+        // text's own size, so that the cards keep their width on a projector.
+        const double text = font().pointSizeF();
+        const double figures =
+            std::max(text, 1.5 * std::min(text, QApplication::font().pointSizeF()));
+        for (QLabel* value : m_values) {
+            QFont big = font();
+            big.setPointSizeF(figures);
+            big.setBold(true);
+            value->setFont(big);
+        }
+    }
     QWidget::changeEvent(event);
 }
 

@@ -107,6 +107,33 @@ QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
 
 } // namespace
 
+// A narrow plot (a 1024-pixel screen, a dock beside it): the legend's short names and a
+// shorter capacity label leave the bars their room; the hover keeps the full names.
+void MemoryView::adaptLayoutTo(const QSize& size)
+{
+    const bool narrow = size.width() < 60 * QFontMetrics(font()).averageCharWidth();
+    if (narrow == m_narrow)
+        return;
+    m_narrow = narrow;
+    const QString shortNames[] = {tr("Params"),      tr("Grads"),   tr("Optimizer"),
+                                  tr("Activations"), tr("Buffers"), tr("Runtime")};
+    for (int i = 0; i < PartCount; ++i)
+        m_bars[std::size_t(i)]->setName(narrow ? shortNames[i] : partName(static_cast<Part>(i)));
+    setCapacityText();
+}
+
+void MemoryView::setCapacityText()
+{
+    const bool hasCapacity = m_capacityLabel->visible();
+    if (hasCapacity)
+        m_capacityLabel->setText((m_narrow ? tr("HBM\n%1") : tr("HBM capacity\n%1"))
+                                     .arg(units::bytes(m_capacityGiB * units::kGiB)));
+    // Room for the label in the right margin.
+    const QFontMetrics fm(m_capacityLabel->font());
+    const QRect text = fm.boundingRect(QRect(), Qt::AlignLeft, m_capacityLabel->text());
+    plot()->axisRect()->setMinimumMargins(QMargins(0, 0, hasCapacity ? text.width() + 10 : 0, 0));
+}
+
 QString MemoryView::partName(Part part)
 {
     switch (part) {
@@ -298,12 +325,8 @@ void MemoryView::setEstimate(const Estimate& estimate, const Scenario& scenario)
         m_capacityLine->point1->setCoords(-1, m_capacityGiB);
         m_capacityLine->point2->setCoords(1, m_capacityGiB);
         m_capacityLabel->position->setCoords(1.0, m_capacityGiB);
-        m_capacityLabel->setText(tr("HBM capacity\n%1").arg(units::bytes(estimate.capacity_bytes)));
     }
-    // Room for the label in the right margin.
-    const QFontMetrics fm(m_capacityLabel->font());
-    const QRect text = fm.boundingRect(QRect(), Qt::AlignLeft, m_capacityLabel->text());
-    plot()->axisRect()->setMinimumMargins(QMargins(0, 0, hasCapacity ? text.width() + 10 : 0, 0));
+    setCapacityText();
 
     // The legend names the parts this plan holds.
     for (int part = 0; part < PartCount; ++part) {

@@ -64,11 +64,14 @@ public:
     QRectF stageBarRect(int stage) const;
 
 protected:
+    void adaptLayoutTo(const QSize& size) override;
     void clearData() override;
     void applyColors() override;
     void exportingChanged(bool on) override;
 
 private:
+    bool m_narrow = false; ///< short legend names and capacity label (a narrow plot)
+    void setCapacityText();
     void onMouseMove(QMouseEvent* event);
 
     std::array<QCPBars*, PartCount> m_bars{};

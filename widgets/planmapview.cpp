@@ -4,7 +4,10 @@
 #include "widgets/qt_text.h"
 #include "widgets/units.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
@@ -76,6 +79,32 @@ PlanMapView::PlanMapView(QWidget* parent)
     m_status->setTextFormat(Qt::PlainText);
     layoutBox()->setContentsMargins(6, 6, 6, 6);
     layoutBox()->insertWidget(0, m_status);
+    // The third axis: "Fixed: [micro-batch] [2]".
+    auto* row = new QHBoxLayout;
+    row->setContentsMargins(0, 0, 0, 0);
+    auto* fixedLabel = new QLabel(tr("&Fixed:"), this);
+    m_axisBox = new QComboBox(this);
+    m_axisBox->setAccessibleName(tr("Plan map fixed axis"));
+    m_axisBox->setToolTip(tr("A setting held at one value in every cell: the map then shows "
+                             "the best TP × PP plan at that value"));
+    for (PlanMapAxis a : kPlanMapAxes)
+        m_axisBox->addItem(a == PlanMapAxis::None ? tr("nothing (best of all)")
+                                                  : qText(planMapAxisName(a)),
+                           int(a));
+    m_axisBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    fixedLabel->setBuddy(m_axisBox);
+    m_valueBox = new QComboBox(this);
+    m_valueBox->setAccessibleName(tr("Plan map fixed value"));
+    m_valueBox->setToolTip(tr("The value the fixed setting is held at"));
+    m_valueBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_valueBox->setEnabled(false);
+    row->addWidget(fixedLabel);
+    row->addWidget(m_axisBox);
+    row->addWidget(m_valueBox);
+    row->addStretch(1);
+    layoutBox()->insertLayout(1, row);
+    connect(m_axisBox, &QComboBox::activated, this, &PlanMapView::onAxisChosen);
+    connect(m_valueBox, &QComboBox::activated, this, &PlanMapView::onValueChosen);
 
     QCustomPlot* p = plot();
     p->setMinimumSize(220, 200);
@@ -83,7 +112,9 @@ PlanMapView::PlanMapView(QWidget* parent)
     QFont titleFont = font();
     titleFont.setBold(true);
     titleFont.setPointSizeF(titleFont.pointSizeF() + 1);
-    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, chartTitle(), titleFont));
+    m_title = new QCPTextElement(p, chartTitle(), titleFont);
+    p->plotLayout()->addElement(0, 0, m_title);
+    setTitleElement(m_title); // wrapped to the width (ChartView::fitTitle)
     p->setAccessibleName(chartTitle());
     p->xAxis->setLabel(tr("TP (tensor parallel)"));
     p->yAxis->setLabel(tr("PP (pipeline stages)"));
@@ -118,15 +149,69 @@ PlanMapView::~PlanMapView() = default;
 
 QString PlanMapView::chartTitle() const
 {
-    return tr("Plan map: best tokens/s for each TP × PP");
+    const PlanMapFixed f = m_map.cells.empty() ? m_fixed : m_map.fixed;
+    QString t = tr("Plan map: best tokens/s for each TP × PP");
+    if (f.axis != PlanMapAxis::None)
+        t += tr(" · %1 %2")
+                 .arg(qText(planMapAxisName(f.axis)), qText(planMapAxisValueText(f.axis, f.value)));
+    return t;
+}
+
+void PlanMapView::fillValues()
+{
+    const auto axis = PlanMapAxis(m_axisBox->currentData().toInt());
+    const QSignalBlocker block(m_valueBox);
+    m_valueBox->clear();
+    const std::vector<int> values = planMapAxisValues(m_scenario, axis);
+    for (int v : values)
+        m_valueBox->addItem(qText(planMapAxisValueText(axis, v)), v);
+    m_valueBox->setEnabled(!values.empty());
+    int at = m_valueBox->findData(m_fixed.value);
+    if (m_fixed.axis != axis || at < 0)
+        at = m_valueBox->findData(planMapAxisValueOf(m_scenario, axis));
+    m_valueBox->setCurrentIndex(values.empty() ? -1 : std::max(0, at));
+    m_fixed = {axis, values.empty() ? 0 : m_valueBox->currentData().toInt()};
+}
+
+void PlanMapView::setFixed(const PlanMapFixed& fixed)
+{
+    {
+        const QSignalBlocker block(m_axisBox);
+        m_axisBox->setCurrentIndex(std::max(0, m_axisBox->findData(int(fixed.axis))));
+    }
+    m_fixed = fixed;
+    fillValues();
+    m_stale = true;
+    setScenario(m_scenario, isVisible());
+}
+
+void PlanMapView::onAxisChosen()
+{
+    fillValues(); // the new axis at the scenario's own value
+    m_stale = true;
+    setScenario(m_scenario, true);
+}
+
+void PlanMapView::onValueChosen()
+{
+    m_fixed.value = m_valueBox->currentData().toInt();
+    m_stale = true;
+    setScenario(m_scenario, true);
 }
 
 void PlanMapView::setScenario(const Scenario& s, bool active)
 {
+    const bool batchChanged = s.training.global_batch != m_scenario.training.global_batch ||
+                              s.gpus != m_scenario.gpus ||
+                              s.model.layers != m_scenario.model.layers ||
+                              s.training.seq_len != m_scenario.training.seq_len;
     m_scenario = s;
+    if (batchChanged && m_fixed.axis != PlanMapAxis::None)
+        fillValues(); // the values the axis lists depend on the problem
     const bool shown = !m_map.cells.empty() || !m_error.isEmpty();
     const Scenario* against = m_havePending ? &m_pendingFor : (shown ? &m_mapScenario : nullptr);
-    if (!against || !samePlanMapProblem(s, *against))
+    const PlanMapFixed againstFixed = m_havePending ? m_pendingFixed : m_map.fixed;
+    if (!against || !samePlanMapProblem(s, *against) || againstFixed != m_fixed)
         m_stale = true;
     if (active && m_stale)
         start();
@@ -139,9 +224,11 @@ void PlanMapView::start()
 {
     m_stale = false;
     m_pendingFor = m_scenario;
+    m_pendingFixed = m_fixed;
     m_havePending = true;
     PlanMapOptions options;
     options.threads = m_threads;
+    options.fixed = m_fixed;
     const Scenario s = m_scenario;
     m_job.start([s, options](const JobTicket& ticket) {
         PlanMapOptions run = options;
@@ -236,8 +323,27 @@ void PlanMapView::draw()
     }
     if (hi > 0)
         m_colorMap->setDataRange(QCPRange(lo < hi ? lo : hi * 0.9, hi));
+    setTitleText(chartTitle());
+    p->setAccessibleName(chartTitle());
     drawOutline();
     p->replot();
+}
+
+// A narrow map (a dock on a small screen) draws only the numbers that fit their cells; the
+// colours and the hover still tell every cell.
+void PlanMapView::adaptLayoutTo(const QSize& size)
+{
+    const int nx = int(m_map.tp.size());
+    if (nx == 0 || m_labels.isEmpty())
+        return;
+    int rectWidth = plot()->axisRect()->width();
+    if (rectWidth <= 0)
+        rectWidth = size.width() * 2 / 3;
+    const double cell = double(rectWidth) / nx;
+    for (QCPItemText* label : std::as_const(m_labels)) {
+        const QFontMetrics fm(label->font());
+        label->setVisible(fm.horizontalAdvance(label->text()) + 4 <= cell);
+    }
 }
 
 void PlanMapView::drawOutline()
@@ -254,7 +360,9 @@ void PlanMapView::drawOutline()
 QPoint PlanMapView::outlined() const
 {
     const int tp = m_scenario.parallel.tp, pp = m_scenario.parallel.pp;
+    // On a slice at a fixed value, the current plan is on the map only when it has that value.
     if (m_map.cells.empty() || !samePlanMapProblem(m_scenario, m_mapScenario) ||
+        !planMapHolds(m_scenario.parallel, m_scenario.training, m_map.fixed) ||
         indexOf(m_map.tp, tp) < 0 || indexOf(m_map.pp, pp) < 0)
         return {};
     return {tp, pp};
@@ -305,7 +413,11 @@ QPoint PlanMapView::cellCentre(int tp, int pp) const
 void PlanMapView::updateStatus()
 {
     if (m_havePending) {
-        m_status->setText(tr("Searching every TP × PP cell…"));
+        m_status->setText(m_fixed.axis == PlanMapAxis::None
+                              ? tr("Searching every TP × PP cell…")
+                              : tr("Searching every TP × PP cell at %1 %2…")
+                                    .arg(qText(planMapAxisName(m_fixed.axis)),
+                                         qText(planMapAxisValueText(m_fixed.axis, m_fixed.value))));
         return;
     }
     if (!m_error.isEmpty() || m_map.cells.empty()) {
@@ -325,6 +437,12 @@ void PlanMapView::updateStatus()
     text += QLatin1Char('\n');
     if (outlined() != QPoint())
         text += tr("Outlined: the current plan. ");
+    else if (m_map.fixed.axis != PlanMapAxis::None &&
+             !planMapHolds(m_scenario.parallel, m_scenario.training, m_map.fixed))
+        text += tr("The current plan (%1 %2) is on another slice. ")
+                    .arg(qText(planMapAxisName(m_map.fixed.axis)),
+                         qText(planMapAxisValueText(
+                             m_map.fixed.axis, planMapAxisValueOf(m_scenario, m_map.fixed.axis))));
     text += tr("Grey: no plan (hover for why). Click a cell to apply its best plan.");
     m_status->setText(text);
 }
@@ -357,7 +475,8 @@ void PlanMapView::onMousePress(QMouseEvent* event)
     const PlanMapCell* c = cellAtPixel(event->pos());
     if (!c || !c->best)
         return;
-    emit planChosen(scenarioFor(planMapCellSpace(m_mapScenario, c->tp, c->pp), *c->best));
+    emit planChosen(
+        scenarioFor(planMapCellSpace(m_mapScenario, c->tp, c->pp, m_map.fixed), *c->best));
 }
 
 } // namespace paralens

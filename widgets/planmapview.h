@@ -8,6 +8,8 @@ class QCPColorMap;
 class QCPColorScale;
 class QCPItemRect;
 class QCPItemText;
+class QCPTextElement;
+class QComboBox;
 class QLabel;
 class QMouseEvent;
 
@@ -18,6 +20,10 @@ namespace paralens {
 /// planMap(), the search with TP and PP pinned) or grey with "no fit" / "cannot run" and the
 /// reason on hover. The current plan's cell is outlined and the fastest cell starred; a click
 /// on a cell with a plan emits planChosen().
+///
+/// A "Fixed:" pair of combo boxes above the map picks its third axis (micro-batch, ZeRO stage,
+/// recompute, virtual stages or CP) and the value it is held at: each cell then shows the best
+/// plan with that value (PlanMapOptions::fixed); "best of all" leaves every setting free.
 ///
 /// The map is computed off the GUI thread (a BackgroundJob): setScenario() starts a new one
 /// only when the problem changed (samePlanMapProblem), superseding and cancelling a running
@@ -36,6 +42,13 @@ public:
     /// The scenario the map is for; recomputes when its problem changed and `active` (a hidden
     /// dock passes false and catches up when shown).
     void setScenario(const Scenario& s, bool active = true);
+    /// Holds the third axis at a value and recomputes (when active). A value the axis does not
+    /// list for this problem is replaced by the scenario's own, or the first listed.
+    void setFixed(const PlanMapFixed& fixed);
+    /// The third axis and value the next map is computed with.
+    PlanMapFixed fixed() const { return m_fixed; }
+    QComboBox* axisBox() const { return m_axisBox; }
+    QComboBox* valueBox() const { return m_valueBox; }
     /// Search threads per cell (0 = all cores).
     void setThreads(unsigned n) { m_threads = n; }
 
@@ -62,6 +75,7 @@ signals:
 protected:
     void clearData() override;
     void applyColors() override;
+    void adaptLayoutTo(const QSize& size) override;
 
 private:
     struct Outcome
@@ -71,6 +85,9 @@ private:
         QString error;
     };
     void start();
+    void fillValues();
+    void onAxisChosen();
+    void onValueChosen();
     void onFinished(const Outcome& out);
     void draw();
     void drawOutline();
@@ -82,6 +99,8 @@ private:
     Scenario m_scenario;    ///< the document's scenario (for the outline)
     Scenario m_mapScenario; ///< the problem the shown map answers
     Scenario m_pendingFor;  ///< the problem of the running or waiting job
+    PlanMapFixed m_fixed;   ///< the third axis chosen
+    PlanMapFixed m_pendingFixed;
     bool m_havePending = false;
     bool m_stale = true; ///< the problem changed while inactive
     PlanMap m_map;
@@ -89,6 +108,9 @@ private:
     unsigned m_threads = 0;
 
     QLabel* m_status = nullptr;
+    QComboBox* m_axisBox = nullptr;
+    QComboBox* m_valueBox = nullptr;
+    QCPTextElement* m_title = nullptr;
     QCPColorMap* m_colorMap = nullptr;
     QCPColorScale* m_scale = nullptr;
     QCPItemRect* m_outline = nullptr;

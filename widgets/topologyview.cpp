@@ -145,16 +145,15 @@ void TopologyView::rebuild()
     applyColors();
 
     const QString what = m_colorBox->currentText();
-    const QString shortNames[] = {tr("TP"), tr("stage"), tr("replica"),
-                                  tr("EP"), tr("CP"),    tr("node")};
-    const QString shortName = shortNames[m_colorBy];
     QString caption =
         tr("%1 GPUs · %2 nodes · %3 × %4").arg(gpus).arg(nodes).arg(m_groupCount).arg(what);
     if (m_aggregated)
         caption += tr("\none cell per node, coloured by its first GPU");
     else if (m_groupCount > kColorCycle)
         caption += tr("\ncolours repeat every %1").arg(kColorCycle);
-    m_caption->setText(caption);
+    m_captionText = caption;
+    m_caption->setText(
+        wrapText(caption, QFontMetrics(m_caption->font()), std::max(40, plot()->width() - 16)));
 
     const int legendCount = m_groupCount <= kLegendMax ? m_groupCount : 0;
     while (int(m_legendEntries.size()) < legendCount) {
@@ -168,14 +167,55 @@ void TopologyView::rebuild()
         g->setVisible(used);
         if (used) {
             g->addToLegend();
-            g->setName(QStringLiteral("%1 %2").arg(shortName).arg(i));
             const QColor c = palette::group(i, levels);
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, c, c, 9));
         } else {
             g->removeFromLegend();
         }
     }
+    nameLegendEntries();
     plot()->legend->setVisible(legendCount > 0);
+}
+
+// "TP 3" on a roomy plot; the bare "3" on a narrow one, where the prefix would push the numbers
+// out of the legend (the caption names the groups).
+void TopologyView::nameLegendEntries()
+{
+    const QString shortNames[] = {tr("TP"), tr("stage"), tr("replica"),
+                                  tr("EP"), tr("CP"),    tr("node")};
+    for (int i = 0; i < int(m_legendEntries.size()); ++i)
+        m_legendEntries[std::size_t(i)]->setName(
+            m_shortNames ? QString::number(i)
+                         : QStringLiteral("%1 %2").arg(shortNames[m_colorBy]).arg(i));
+}
+
+void TopologyView::adaptLayoutTo(const QSize& size)
+{
+    // The caption sits over the cells' column, beside the legend.
+    const int legend =
+        plot()->legend->visible() ? plot()->legend->minimumOuterSizeHint().width() + 8 : 0;
+    m_caption->setText(wrapText(m_captionText, QFontMetrics(m_caption->font()),
+                                std::max(40, size.width() - legend - 16)));
+    const bool shortNames = size.width() < 60 * QFontMetrics(font()).averageCharWidth();
+    if (shortNames != m_shortNames) {
+        m_shortNames = shortNames;
+        nameLegendEntries();
+    }
+}
+
+void TopologyView::labelNodeRows(int step)
+{
+    m_rowLabelStep = step;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const int nodes = (m_units + m_unitsPerNode - 1) / std::max(1, m_unitsPerNode);
+    const int spanY = m_blockH * m_pitch + nodeGap();
+    for (int r = 0; r < m_nodeRows; r += step) {
+        const int first = r * m_nodeCols, last = std::min(nodes, first + m_nodeCols) - 1;
+        ticker->addTick(r * spanY + (m_blockH * m_pitch - (m_pitch > 1 ? 2 : 1)) / 2.0,
+                        first == last ? tr("node %1").arg(first)
+                                      : tr("nodes %1–%2").arg(first).arg(last));
+    }
+    plot()->yAxis->setTicker(ticker);
 }
 
 int TopologyView::bestNodeColumns(QSize area) const
@@ -214,20 +254,14 @@ void TopologyView::layoutCells()
     m_map->data()->setSize(cols, rows);
     m_map->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
     m_map->data()->fill(std::numeric_limits<double>::quiet_NaN());
-    // Row labels name the nodes of each row while there are few enough to read.
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    // Row labels name the nodes of each row while there are few enough to read; fitAspect()
+    // thins them to the rows' height on screen.
+    m_nodeRows = nodeRows;
     const bool labelRows = !m_aggregated && nodeRows <= 512;
-    if (labelRows) {
-        const int spanY = m_blockH * m_pitch + nodeGap();
-        const int step = (nodeRows + 15) / 16; // at most ~16 labels stay readable
-        for (int r = 0; r < nodeRows; r += step) {
-            const int first = r * m_nodeCols, last = std::min(nodes, first + m_nodeCols) - 1;
-            ticker->addTick(r * spanY + (m_blockH * m_pitch - (m_pitch > 1 ? 2 : 1)) / 2.0,
-                            first == last ? tr("node %1").arg(first)
-                                          : tr("nodes %1–%2").arg(first).arg(last));
-        }
-    }
-    plot()->yAxis->setTicker(ticker);
+    if (labelRows)
+        labelNodeRows((nodeRows + 15) / 16); // at most ~16 labels stay readable
+    else
+        plot()->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     plot()->yAxis->setVisible(labelRows);
     const int fill = std::max(1, m_pitch - 1);
     for (int u = 0; u < m_units; ++u) {
@@ -262,6 +296,7 @@ void TopologyView::clearData()
     }
     plot()->legend->setVisible(false);
     m_caption->setText(QString());
+    m_captionText.clear();
     m_units = 0;
 }
 
@@ -280,6 +315,17 @@ void TopologyView::fitAspect()
     const QCPRange x0 = plot()->xAxis->range(), y0 = plot()->yAxis->range();
     plot()->xAxis->setRange(kx.center(), perPx * r.width(), Qt::AlignCenter);
     plot()->yAxis->setRange(ky.center(), perPx * r.height(), Qt::AlignCenter);
+    // Node-row labels no closer than a line of text: every step-th row when the rows are thin.
+    if (plot()->yAxis->visible() && m_nodeRows > 0) {
+        const double rowPx = (m_blockH * m_pitch + nodeGap()) / perPx;
+        const int line = QFontMetrics(plot()->yAxis->tickLabelFont()).height();
+        const int step =
+            std::max((m_nodeRows + 15) / 16, int(std::ceil(line / std::max(rowPx, 1.0))));
+        if (step != m_rowLabelStep) {
+            labelNodeRows(step);
+            plot()->replot(QCustomPlot::rpQueuedReplot);
+        }
+    }
     // Ticks were laid out for the old ranges: draw once more when they moved.
     auto moved = [perPx](const QCPRange& a, const QCPRange& b) {
         return std::abs(a.lower - b.lower) + std::abs(a.upper - b.upper) > perPx * 0.5;

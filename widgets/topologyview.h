@@ -56,6 +56,7 @@ public:
 protected:
     void clearData() override;
     void applyColors() override;
+    void adaptLayoutTo(const QSize& size) override;
 
 private:
     void rebuild();
@@ -70,6 +71,12 @@ private:
 
     QComboBox* m_colorBox = nullptr;
     QCPTextElement* m_caption = nullptr;
+    QString m_captionText;     ///< the caption unwrapped
+    bool m_shortNames = false; ///< legend entries are the bare numbers (a narrow plot)
+    int m_nodeRows = 0;        ///< rows of nodes in the picture
+    int m_rowLabelStep = 0;    ///< every how many node rows a label is drawn (0: none yet)
+    void labelNodeRows(int step);
+    void nameLegendEntries();
     QCPColorMap* m_map = nullptr;
     std::vector<QCPGraph*> m_legendEntries;
     std::vector<int> m_groups; ///< colour level per cell unit (GPU or node)

@@ -6,6 +6,7 @@
 // every dock, the theme and the guide.
 #include "app/calibrationpanel.h"
 #include "app/cli.h"
+#include "app/compare.h"
 #include "app/document.h"
 #include "app/helpmenu.h"
 #include "app/mainwindow.h"
@@ -24,12 +25,15 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDockWidget>
+#include <QFile>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 #include <QToolTip>
@@ -195,26 +199,32 @@ private slots:
         QCOMPARE(search->gpusBox()->value(), 32);
     }
 
-    /// #4: with any one dock open (and Calibration after importing a log), the window can
-    /// be 1024 pixels wide.
+    /// #4: with any one dock open (and Calibration after importing a log), or all of them, the
+    /// window fits a 1024 × 768 screen: below 1280 pixels the tool docks are tabbed with the
+    /// Scenario dock instead of taking a column of their own.
     void everyDockFitsA1024PixelScreen_data()
     {
         QTest::addColumn<QString>("dock");
         QTest::newRow("none") << QString();
-        QTest::newRow("search") << QStringLiteral("SearchDock");
-        QTest::newRow("calibration") << QStringLiteral("CalibrationDock");
-        QTest::newRow("accuracy") << QStringLiteral("AccuracyDock");
+        for (const char* name : {"SearchDock", "CalibrationDock", "AccuracyDock", "LaunchDock",
+                                 "PlanMapDock", "FitAdviceDock", "all"})
+            QTest::newRow(name) << QString::fromLatin1(name);
     }
     void everyDockFitsA1024PixelScreen()
     {
         QFETCH(QString, dock);
         MainWindow w;
-        w.resize(1024, 700);
+        w.resize(1024, 768);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(settle(w));
-        if (!dock.isEmpty()) {
-            auto* d = w.findChild<QDockWidget*>(dock);
+        const QStringList names =
+            dock == QStringLiteral("all")
+                ? QStringList{"SearchDock", "CalibrationDock", "AccuracyDock",
+                              "LaunchDock", "PlanMapDock",     "FitAdviceDock"}
+                : (dock.isEmpty() ? QStringList{} : QStringList{dock});
+        for (const QString& name : names) {
+            auto* d = w.findChild<QDockWidget*>(name);
             QVERIFY(d);
             d->show();
             d->raise();
@@ -222,13 +232,114 @@ private slots:
         if (dock == QStringLiteral("CalibrationDock"))
             QVERIFY(w.toolDocks()->calibrationPanel()->importFiles({QStringLiteral(
                 PARALENS_SOURCE_DIR "/tests/data/nccl/h100_2node_16gpu_allreduce_srun.txt")}));
+        QTest::qWait(50); // the deferred tabbing and font scaling
         QCoreApplication::processEvents();
-        w.resize(1024, 700);
+        w.resize(1024, 768);
         QCoreApplication::processEvents();
         QVERIFY2(w.minimumSizeHint().width() <= 1024,
                  qPrintable(QString::number(w.minimumSizeHint().width())));
+        QVERIFY2(w.minimumSizeHint().height() <= 768,
+                 qPrintable(QString::number(w.minimumSizeHint().height())));
         QVERIFY2(w.minimumSize().width() <= 1024, qPrintable(QString::number(w.minimumWidth())));
         QVERIFY2(w.width() <= 1024, qPrintable(QString::number(w.width())));
+        QVERIFY2(w.height() <= 768, qPrintable(QString::number(w.height())));
+        // Each open tool is a tab beside the Scenario dock, not a column of its own.
+        auto* scenario = w.findChild<QDockWidget*>(QStringLiteral("ScenarioDock"));
+        for (const QString& name : names) {
+            auto* d = w.findChild<QDockWidget*>(name);
+            QVERIFY2(w.tabifiedDockWidgets(scenario).contains(d), qPrintable(name));
+            QCOMPARE(w.dockWidgetArea(d), Qt::LeftDockWidgetArea);
+        }
+        if (!names.isEmpty()) // the one opened last is in front
+            QVERIFY(!w.findChild<QDockWidget*>(names.last())->visibleRegion().isEmpty());
+    }
+
+    /// A wide window keeps the tools in their own column on the right.
+    void aWideWindowKeepsToolsOnTheRight()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* d = w.findChild<QDockWidget*>(QStringLiteral("PlanMapDock"));
+        d->show();
+        QTest::qWait(50);
+        QCOMPARE(w.dockWidgetArea(d), Qt::RightDockWidgetArea);
+    }
+
+    /// A first start (nothing saved) opens at 1600 × 1000 or four fifths of the screen,
+    /// whichever is smaller, centred; never larger than the screen.
+    void firstStartSize()
+    {
+        QCOMPARE(MainWindow::firstStartSize(QSize(2560, 1440)), QSize(1600, 1000));
+        QCOMPARE(MainWindow::firstStartSize(QSize(1920, 1080)), QSize(1536, 864));
+        QCOMPARE(MainWindow::firstStartSize(QSize(1024, 768)), QSize(819, 614));
+        QSettings().clear();
+        MainWindow w;
+        w.restoreSession(false);
+        const QRect avail = w.screen()->availableGeometry();
+        const QSize expected = MainWindow::firstStartSize(avail.size())
+                                   .expandedTo(w.minimumSizeHint())
+                                   .expandedTo(QSize(0, 720))
+                                   .boundedTo(avail.size());
+        QCOMPARE(w.size(), expected);
+        QVERIFY(avail.contains(w.geometry()));
+    }
+
+    /// Fonts follow the window's size: 1 at 1600 × 1000, up to 1.5 on a big window, down to
+    /// 0.85 on a small one; the charts' text follows the window's font.
+    void fontsScaleWithTheWindow()
+    {
+        QCOMPARE(MainWindow::fontScaleFor(QSize(1600, 1000)), 1.0);
+        QCOMPARE(MainWindow::fontScaleFor(QSize(2560, 1440)), 1.45); // 1440 / 1000, to 0.05
+        QCOMPARE(MainWindow::fontScaleFor(QSize(1024, 768)), 0.85);
+        QCOMPARE(MainWindow::fontScaleFor(QSize(4000, 3000)), 1.5);
+        MainWindow w;
+        w.resize(2400, 1500);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(QTest::qWaitFor([&] { return w.fontScale() == 1.5; }));
+        QCOMPARE(w.memoryView()->font().pointSizeF(), QApplication::font().pointSizeF() * 1.5);
+        QCOMPARE(w.memoryView()->plot()->xAxis->tickLabelFont().pointSizeF(),
+                 QApplication::font().pointSizeF() * 1.5);
+    }
+
+    /// PARALENS_BASELINE=A paralens B: compare mode with A's evaluation pinned as the baseline.
+    void baselineEnvironmentOpensCompare()
+    {
+        QTemporaryDir dir;
+        Scenario a = smallProblem();
+        Scenario b = smallProblem();
+        b.parallel.tp = 4;
+        b.parallel.pp = 4;
+        const QString pathA = dir.filePath(QStringLiteral("a.paralens.json"));
+        const QString pathB = dir.filePath(QStringLiteral("b.paralens.json"));
+        for (const auto& [path, s] : {std::pair{pathA, a}, std::pair{pathB, b}}) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(scenarioToText(s)));
+        }
+        MainWindow w;
+        QVERIFY(w.openFile(pathB));
+        w.show();
+        QVERIFY(settle(w));
+        qputenv("PARALENS_BASELINE", pathA.toLocal8Bit());
+        w.applyEnvironment();
+        qunsetenv("PARALENS_BASELINE");
+        QVERIFY(w.comparison()->isPinned());
+        QCOMPARE(w.comparison()->baseline().scenario.parallel.tp, 8);
+        QCOMPARE(w.comparison()->baseline().scenario.parallel.pp, 2);
+        QCOMPARE(w.document()->scenario().parallel.tp, 4); // B stays the document
+        // The views show B beside A: B's evaluation arrives after the baseline's.
+        QVERIFY(settle(w));
+        QVERIFY(w.shown().ok());
+        QCOMPARE(w.shown().scenario.parallel.tp, 4);
+        // A broken baseline is an error, not a silent non-compare.
+        MainWindow other;
+        QSignalSpy errors(&other, &MainWindow::errorShown);
+        QVERIFY(!other.openBaseline(dir.filePath(QStringLiteral("missing.paralens.json"))));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY(!other.comparison()->isPinned());
     }
 
     /// #7: an invalid plan shows no figure of the last valid one; the figures under the

@@ -170,6 +170,37 @@ private slots:
         QVERIFY_CLOSE(c.run(noCompute()).backward, 3 * kv + ring.backward);
     }
 
+    void compiledRingIsExposed()
+    {
+        // torchtitan with torch.compile traces the ring into each compiled TransformerBlock,
+        // where every functional collective is waited for at once (_maybe_wrap_tensor) and
+        // Inductor keeps the order: the same gather and dK/dV hops as eager, none hidden, even
+        // under blocks long enough to cover them.
+        Case c(4, Framework::FSDP);
+        c.s.training.compile = true;
+        c.refresh();
+        QVERIFY(c.a.exchange_exposed);
+        const double gather = ringCollective(4 * chunk(4096), 4);
+        const double dkv = sendRecv(2 * chunk(4096));
+        const CommTimes t = c.run(uniform(1, 1));
+        QVERIFY_CLOSE(t.forward, gather);
+        QVERIFY_CLOSE(t.backward, gather + 4 * dkv);
+        QCOMPARE(t.hidden, 0.0);
+        // Inductor's fused merges: 10 B per element forward and backward.
+        QCOMPARE(c.a.cp.merge_bytes_forward, 10.0);
+        QCOMPARE(c.a.cp.merge_bytes_backward, 10.0);
+        // Full recompute exchanges the forward again, also exposed.
+        c.s.training.recompute = Recompute::Full;
+        c.refresh();
+        QVERIFY_CLOSE(c.run(uniform(1, 1)).backward, 2 * gather + 4 * dkv);
+        // Megatron's fused kernels do not read training.compile: its ring still hides.
+        Case m(4, Framework::Megatron);
+        m.s.training.compile = true;
+        m.refresh();
+        QVERIFY(!m.a.exchange_exposed);
+        QCOMPARE(m.run(uniform(1, 1)).forward, 0.0);
+    }
+
     void llama3AllGatherIsExposed()
     {
         // Transformer Engine's all_gather (Llama 3 §3.3.2): gathered before the attention,

@@ -276,6 +276,47 @@ private slots:
         QCOMPARE(e.stages[3].comm_buffers - e.stages[0].comm_buffers, (4 - 2) * m * hidden);
         QCOMPARE(e.stages[3].comm_buffers, e.stages[2].comm_buffers);
     }
+
+    // PyTorch ring attention's backward buffers (torchtitan, _templated_ring_attention_backward)
+    // on a stage without the LM head and without recompute, so they are its only transient:
+    // Llama 3 8B, cp 4, s = 131072, N = 32768 tokens a rank, K/V repeated to w = 4096.
+    void ringAttentionBackwardBuffers()
+    {
+        Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 2, 1, 2, 131072);
+        s.parallel.cp = 4;
+        s.gpus = 8;
+        s.training.framework = Framework::FSDP;
+        s.training.recompute = Recompute::None;
+        s.parallel.zero = 0;
+        auto activations = [&](bool buffers) {
+            FrameworkConventions fw = conventions(s.training, s.parallel);
+            fw.cp.fp32_grad_accumulators = buffers;
+            std::array<StageLayers, 2> st{};
+            std::array<StageParams, 2> sp{};
+            if (!splitLayers(s.model, s.parallel, fw.split, st))
+                qFatal("split");
+            for (int r = 0; r < 2; ++r)
+                sp[r] = stageParameters(s.model, s.parallel, st[r]);
+            const std::array<double, 2> inflight{2, 1};
+            Estimate e;
+            stageMemory(s, fw, ModelConstants{}, st, sp, inflight, e);
+            return e.stages[0].activations;
+        };
+        const double N = 32768, w = 4096, seq = 131072;
+        const double gathered = 2 * 2 * seq * w;             // K and V of the whole sequence, bf16
+        const double fp32 = 4 * N * w + 3 * (2 * 4 * N * w); // dQ; dK, dV three times
+        const double block = 2 * N * (w + 2 * w);            // the block's bf16 dQ, dK, dV
+        QCOMPARE(gathered + fp32 + block, 6710886400.0);
+        QCOMPARE(activations(true) - activations(false), gathered + fp32 + block);
+        // The all-to-all rotater sends and receives one K/V chunk instead of gathering them all.
+        s.parallel.cp_comm = CpComm::P2P;
+        QCOMPARE(activations(true) - activations(false), 2 * (2 * 2 * N * w) + fp32 + block);
+        // Without CP there is no ring.
+        s.parallel.cp = 1;
+        s.gpus = 2;
+        s.training.seq_len = 32768;
+        QCOMPARE(activations(true) - activations(false), 0.0);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestMemory)

@@ -144,6 +144,116 @@ private slots:
             QVERIFY(!c.best);
     }
 
+    /// The third axis: each cell at a fixed value is the best of the unpinned search's fitting
+    /// plans with that TP, PP and value (an independent filter over the whole search), for
+    /// every axis the map offers.
+    void aFixedAxisCellIsTheSearchsBestAtThatValue_data()
+    {
+        QTest::addColumn<int>("axis");
+        QTest::addColumn<int>("value");
+        QTest::newRow("micro-batch 2") << int(PlanMapAxis::MicroBatch) << 2;
+        QTest::newRow("ZeRO 3") << int(PlanMapAxis::Zero) << 3;
+        QTest::newRow("recompute full") << int(PlanMapAxis::Recompute) << int(Recompute::Full);
+        QTest::newRow("v 2") << int(PlanMapAxis::VirtualStages) << 2;
+        QTest::newRow("CP 2") << int(PlanMapAxis::Cp) << 2;
+    }
+    void aFixedAxisCellIsTheSearchsBestAtThatValue()
+    {
+        QFETCH(int, axis);
+        QFETCH(int, value);
+        const Scenario s = tinyProblem();
+        PlanMapOptions o;
+        o.rescore = false;
+        o.fixed = {PlanMapAxis(axis), value};
+        const PlanMap map = planMap(s, o);
+        QCOMPARE(map.fixed, o.fixed);
+
+        SearchSpace all;
+        all.base = s;
+        all.max_tp = 16;
+        SearchOptions so;
+        so.top_k = 1'000'000;
+        so.rescore = false;
+        const SearchResult r = search(all, so);
+        QVERIFY(r.results.size() == r.feasible);
+        // The value, read off each plan by hand (not through the map's own helpers).
+        const auto valueOf = [&](const SearchPlan& p) {
+            switch (PlanMapAxis(axis)) {
+            case PlanMapAxis::MicroBatch:
+                return p.training.micro_batch;
+            case PlanMapAxis::Zero:
+                return p.parallel.zero;
+            case PlanMapAxis::Recompute:
+                return int(p.training.recompute);
+            case PlanMapAxis::VirtualStages:
+                return p.parallel.schedule == Schedule::Interleaved1F1B ||
+                               p.parallel.schedule == Schedule::ZBV ||
+                               p.parallel.schedule == Schedule::DualPipeV
+                           ? p.parallel.virtual_stages
+                           : 1;
+            case PlanMapAxis::Cp:
+                return p.parallel.cp;
+            case PlanMapAxis::None:
+                break;
+            }
+            return -1;
+        };
+        int withPlan = 0, without = 0;
+        std::uint64_t slice = 0;
+        for (const PlanMapCell& c : map.cells) {
+            const SearchPlan* best = nullptr;
+            std::uint64_t fitting = 0;
+            for (const SearchPlan& p : r.results)
+                if (p.parallel.tp == c.tp && p.parallel.pp == c.pp && valueOf(p) == value) {
+                    ++fitting;
+                    if (!best)
+                        best = &p;
+                }
+            slice += fitting;
+            QCOMPARE(c.feasible, fitting);
+            QCOMPARE(c.best.has_value(), best != nullptr);
+            if (!best) {
+                QVERIFY(!c.rule.empty());
+                ++without;
+                continue;
+            }
+            ++withPlan;
+            QCOMPARE(valueOf(*c.best), value);
+            QCOMPARE(c.best->tokens_per_second, best->tokens_per_second);
+        }
+        QVERIFY(withPlan > 0);
+        QVERIFY(without > 0);
+        QVERIFY(slice < r.feasible); // a slice, not the whole cube
+    }
+
+    void fixedAxisValuesFollowTheProblem()
+    {
+        const Scenario s = tinyProblem(); // batch 64, 8 layers, seq 2048, 16 GPUs
+        QCOMPARE(planMapAxisValues(s, PlanMapAxis::None), std::vector<int>{});
+        QCOMPARE(planMapAxisValues(s, PlanMapAxis::MicroBatch),
+                 (std::vector<int>{1, 2, 4, 8, 16, 32, 64}));
+        QCOMPARE(planMapAxisValues(s, PlanMapAxis::Zero), (std::vector<int>{0, 1, 2, 3}));
+        QCOMPARE(planMapAxisValues(s, PlanMapAxis::Recompute), (std::vector<int>{0, 1, 2}));
+        // v: 1, then interleaved 2 .. 8 layers / 2 stages.
+        QCOMPARE(planMapAxisValues(s, PlanMapAxis::VirtualStages), (std::vector<int>{1, 2, 3, 4}));
+        // CP: divisors of 16 with 2048 a multiple of 2·cp.
+        QCOMPARE(planMapAxisValues(s, PlanMapAxis::Cp), (std::vector<int>{1, 2, 4, 8, 16}));
+        QCOMPARE(planMapAxisValueText(PlanMapAxis::Recompute, 1), std::string("selective"));
+    }
+
+    void aCellThatCannotRunAtTheFixedValueSaysWhy()
+    {
+        // v 2 needs a pipeline: no PP 1 cell runs, and the reason is the pipeline rule.
+        PlanMapOptions o;
+        o.fixed = {PlanMapAxis::VirtualStages, 2};
+        const PlanMap map = planMap(tinyProblem(), o);
+        const PlanMapCell* c = map.at(1, 1);
+        QVERIFY(c && !c->best);
+        QCOMPARE(c->evaluated, std::uint64_t(0));
+        QVERIFY(!c->rule.empty());
+        QVERIFY(c->rule != "no_runnable_plan");
+    }
+
     void aPlanEditIsNotANewProblem()
     {
         const Scenario a = tinyProblem();

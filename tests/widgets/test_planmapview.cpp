@@ -7,6 +7,7 @@
 #include "widgets/planmapview.h"
 #include "widgets/units.h"
 
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -145,6 +146,65 @@ private slots:
         // A cell without a plan does nothing.
         QTest::mouseClick(view.plot(), Qt::LeftButton, {}, view.cellCentre(16, 1));
         QCOMPARE(chosen.count(), 1);
+    }
+
+    /// The "Fixed:" combos: holding micro-batch at 4 recomputes the map, and the cells are the
+    /// core's map at that value (which is not the free map: the cells change), each best plan
+    /// with micro-batch 4; the title names the slice; the outline leaves a plan of micro-batch 1.
+    void aFixedAxisChangesTheCells()
+    {
+        PlanMapView view;
+        view.resize(700, 560);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        Scenario s = problem(); // micro-batch 1
+        view.setScenario(s);
+        QVERIFY(waitReady(view));
+        const PlanMap free = view.map();
+        QCOMPARE(view.outlined(), QPoint(2, 2));
+
+        QComboBox* axis = view.axisBox();
+        QComboBox* value = view.valueBox();
+        QVERIFY(axis && value);
+        QVERIFY(!value->isEnabled());
+        QSignalSpy ready(&view, &PlanMapView::mapReady);
+        axis->setCurrentIndex(axis->findText(QStringLiteral("micro-batch")));
+        emit axis->activated(axis->currentIndex());
+        QVERIFY(value->isEnabled());
+        QCOMPARE(value->currentText(), QStringLiteral("1")); // the scenario's own value first
+        value->setCurrentIndex(value->findText(QStringLiteral("4")));
+        emit value->activated(value->currentIndex());
+        QCOMPARE(view.fixed(), (PlanMapFixed{PlanMapAxis::MicroBatch, 4}));
+        QVERIFY(view.isComputing());
+        QVERIFY(waitReady(view));
+        QVERIFY(ready.count() >= 1);
+
+        PlanMapOptions o;
+        o.fixed = {PlanMapAxis::MicroBatch, 4};
+        const PlanMap core = planMap(s, o);
+        const PlanMap& shown = view.map();
+        QCOMPARE(shown.fixed, o.fixed);
+        QCOMPARE(shown.cells.size(), core.cells.size());
+        int changed = 0;
+        for (std::size_t i = 0; i < core.cells.size(); ++i) {
+            const PlanMapCell& c = core.cells[i];
+            QCOMPARE(shown.cells[i].best.has_value(), c.best.has_value());
+            if (c.best) {
+                QCOMPARE(shown.cells[i].best->training.micro_batch, 4);
+                QCOMPARE(shown.cells[i].best->tokens_per_second, c.best->tokens_per_second);
+            }
+            const PlanMapCell& f = free.cells[i];
+            if (f.best.has_value() != c.best.has_value() ||
+                (c.best && f.best->tokens_per_second != c.best->tokens_per_second))
+                ++changed;
+        }
+        QVERIFY(changed > 0);
+        QVERIFY(view.drawnTitle().contains(QStringLiteral("micro-batch 4")));
+        QCOMPARE(view.outlined(), QPoint()); // the plan's micro-batch 1 is another slice
+        s.training.micro_batch = 4;
+        view.setScenario(s); // a plan edit onto the slice: outlined, no new map
+        QVERIFY(!view.isComputing());
+        QCOMPARE(view.outlined(), QPoint(2, 2));
     }
 
     void aBrokenProblemGreysTheMap()
