@@ -38,6 +38,18 @@ ModelSpec llama8b()
     return m;
 }
 
+// Llama 3 8B at TP 8 with sequence parallelism on one node of H100s.
+Scenario llama8bTp8OnH100()
+{
+    Scenario s;
+    s.model = llama8b();
+    s.cluster = *PresetLibrary::builtin().hardware("h100-sxm");
+    s.parallel.tp = 8;
+    s.parallel.sequence_parallel = true;
+    s.gpus = 8;
+    return s;
+}
+
 // A kernel model whose GEMMs cost 1 s per 1e15 FLOPs and whose HBM streams 1e12 B/s.
 KernelModel kernels(bool fp8 = false)
 {
@@ -318,12 +330,7 @@ private slots:
 
     void tpOverlapHidesUnderGemmsAtTheSmShare()
     {
-        Scenario s;
-        s.model = llama8b();
-        s.cluster = *PresetLibrary::builtin().hardware("h100-sxm");
-        s.parallel.tp = 8;
-        s.parallel.sequence_parallel = true;
-        s.gpus = 8;
+        Scenario s = llama8bTp8OnH100();
         // Megatron-Core / TransformerEngine's overlap (torchtitan's is priced per fused
         // collective: torchtitanAsyncTpFusesEachCollectiveWithItsOwnGemm).
         s.training = fsdp(true);
@@ -392,12 +399,7 @@ private slots:
 
     void torchtitanAsyncTpFusesEachCollectiveWithItsOwnGemm()
     {
-        Scenario s;
-        s.model = llama8b();
-        s.cluster = *PresetLibrary::builtin().hardware("h100-sxm");
-        s.parallel.tp = 8;
-        s.parallel.sequence_parallel = true;
-        s.gpus = 8;
+        Scenario s = llama8bTp8OnH100();
         s.training = fsdp(true, Recompute::Selective); // torchtitan's op-level SAC
         const Dims d = dimsFor(s.model, s.training, s.parallel);
         const Topology topo = placeGroups(s.parallel, s.cluster);
