@@ -126,6 +126,8 @@ std::string grouped(double v)
     return (v < 0 ? "-" : "") + digits;
 }
 
+// A no-break space (U+00A0) between a figure and its unit: a wrapped caption never leaves the
+// unit alone at the start of a line ("45.1" / "%").
 std::string format(double v, Unit unit)
 {
     char buf[64];
@@ -134,22 +136,22 @@ std::string format(double v, Unit unit)
         std::snprintf(buf, sizeof buf, "%.0f", v);
         return buf;
     case Unit::GiB:
-        std::snprintf(buf, sizeof buf, "%.1f GiB", v);
+        std::snprintf(buf, sizeof buf, "%.1f\u00a0GiB", v);
         return buf;
     case Unit::Seconds:
         // Three significant digits; milliseconds below a tenth of a second read better.
         if (std::fabs(v) < 0.1 && v != 0)
-            std::snprintf(buf, sizeof buf, "%.3g ms", v * 1e3);
+            std::snprintf(buf, sizeof buf, "%.3g\u00a0ms", v * 1e3);
         else
-            std::snprintf(buf, sizeof buf, "%.3g s", v);
+            std::snprintf(buf, sizeof buf, "%.3g\u00a0s", v);
         return buf;
     case Unit::Percent:
-        std::snprintf(buf, sizeof buf, "%.1f %%", v);
+        std::snprintf(buf, sizeof buf, "%.1f\u00a0%%", v);
         return buf;
     case Unit::Rate:
         return grouped(v);
     case Unit::Tflops:
-        std::snprintf(buf, sizeof buf, "%.0f TFLOP/s", v);
+        std::snprintf(buf, sizeof buf, "%.0f\u00a0TFLOP/s", v);
         return buf;
     case Unit::Text:
         break;

@@ -84,7 +84,7 @@ private slots:
         QCOMPARE(r[2].caption, std::string("8/2/1/32: does not fit"));
         QVERIFY(r[2].failures.empty());
         // The B200 preset's 180 GiB.
-        QCOMPARE(r[3].caption, std::string("NVIDIA B200 (HGX/DGX): 180.0 GiB"));
+        QCOMPARE(r[3].caption, std::string("NVIDIA B200 (HGX/DGX): 180.0\u00a0GiB"));
     }
 
     void figuresPrintWithTheirUnits()
@@ -108,11 +108,11 @@ private slots:
         e.stages.push_back(st);
         const tour::StepFigures f{&s, &e};
         QCOMPARE(tour::fillCaption("{peak_gib} of {capacity_gib}, {headroom_gib} free", f, {}),
-                 std::string("62.4 GiB of 80.0 GiB, 17.6 GiB free"));
+                 std::string("62.4\u00a0GiB of 80.0\u00a0GiB, 17.6\u00a0GiB free"));
         QCOMPARE(tour::fillCaption("{mfu} {bubble} {tokens_per_s} {tflops}", f, {}),
-                 std::string("41.3 % 22.2 % 1,234,567 428 TFLOP/s"));
+                 std::string("41.3\u00a0% 22.2\u00a0% 1,234,567 428\u00a0TFLOP/s"));
         QCOMPARE(tour::fillCaption("{step_s}, {bubble_s}, {params_gib}, TP {tp}, {fits}", f, {}),
-                 std::string("2.41 s, 93.3 ms, 4.1 GiB, TP 8, fits"));
+                 std::string("2.41\u00a0s, 93.3\u00a0ms, 4.1\u00a0GiB, TP 8, fits"));
         // Values for checks are in the printed unit: percent, GiB, seconds.
         QCOMPARE(*tour::figureValue("mfu", f), 41.32);
         QCOMPARE(*tour::figureValue("peak_gib", f), 62.44);
