@@ -81,10 +81,6 @@ Exposure headExchange(const CommContext& c)
     return {s, s};
 }
 
-} // namespace
-
-namespace {
-
 // What of a collective of `comm` seconds fused with a GEMM of `gemm` seconds, both split into t
 // chunks and pipelined (Wang et al. 2022, "Overlap Communication with Dependent Computation via
 // Decomposition", ASPLOS'23; PyTorch's fused_all_gather_matmul / fused_matmul_reduce_scatter),
