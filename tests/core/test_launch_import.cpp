@@ -319,11 +319,12 @@ private slots:
                                  "--hidden-size 4096 --num-attention-heads 32 "
                                  "--ffn-hidden-size 14336 --seq-length 4096 --micro-batch-size 1 "
                                  "--global-batch-size 8 --bf16 --attention-backend ";
-        QVERIFY_CONTAINS(errorOf(head + "triton"),
+        const LaunchImportOptions o{"llama3-8b", ""};
+        QVERIFY_CONTAINS(errorOf(head + "triton", o),
                          QString("--attention-backend: 'triton' is not flash, fused, unfused, "
                                  "local or auto"));
         for (const char* ok : {"flash", "fused", "unfused", "local", "auto"})
-            QVERIFY2(errorOf(head + ok).isEmpty(), qPrintable(errorOf(head + ok)));
+            QVERIFY2(errorOf(head + ok, o).isEmpty(), qPrintable(errorOf(head + ok, o)));
     }
 
     // JSON launch files (DeepSpeed): a key given twice and nesting a hundred thousand deep are
