@@ -71,8 +71,9 @@ bool sameArchitecture(const ModelSpec& a, const ModelSpec& b)
     const auto kv = [](const ModelSpec& m) { return m.kv_heads > 0 ? m.kv_heads : m.heads; };
     return a.layers == b.layers && a.hidden == b.hidden && a.heads == b.heads && kv(a) == kv(b) &&
            a.headDim() == b.headDim() && a.ffn_hidden == b.ffn_hidden && a.vocab == b.vocab &&
-           a.gated_mlp == b.gated_mlp && a.moe.experts == b.moe.experts &&
-           a.moe.top_k == b.moe.top_k && a.moe.expert_ffn_hidden == b.moe.expert_ffn_hidden &&
+           a.gated_mlp == b.gated_mlp && a.position_embedding == b.position_embedding &&
+           a.norm == b.norm && a.moe.experts == b.moe.experts && a.moe.top_k == b.moe.top_k &&
+           a.moe.expert_ffn_hidden == b.moe.expert_ffn_hidden &&
            a.mla.kv_lora_rank == b.mla.kv_lora_rank && a.mla.q_lora_rank == b.mla.q_lora_rank &&
            a.mla.qkHeadDim() == b.mla.qkHeadDim() && a.mla.v_head_dim == b.mla.v_head_dim;
 }

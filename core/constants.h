@@ -125,6 +125,12 @@ struct ModelConstants
     /// 2 + write 4, r4 w4, r4, r4 w4, r4 w2, r2 w2 bytes = 36 bytes = 18 two-byte elements;
     /// torchtitan models/norms.py RMSNorm, the default norm_type "rmsnorm").
     double eager_norm_elements = 18;
+    /// Two-byte elements eager PyTorch's LayerNorm streams per token and h in forward: one native
+    /// layer_norm kernel reads x (2 bytes) and writes y (2 bytes) in a single vectorized pass,
+    /// plus two fp32 statistics per row, negligible (aten/src/ATen/native/cuda/
+    /// layer_norm_kernel.cu, vectorized_layer_norm_kernel; llm-foundry's LPLayerNorm calls it in
+    /// bf16). The fused path's norms stream the same (elementwise_hidden_elements).
+    double eager_layernorm_elements = 2;
     /// Two-byte elements eager RoPE streams per q/k element in forward: float() (r2 w4), the
     /// complex multiply (r4 w4) and type_as (r4 w2) = 20 bytes (torchtitan apply_rotary_emb).
     double eager_rope_elements = 10;

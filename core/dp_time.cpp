@@ -11,7 +11,8 @@ namespace {
 double tensorsPerLayer(const ModelSpec& m)
 {
     const double linears = 4 + mlpMatrices(m);
-    return m.gated_mlp ? linears + 2 : 2 * linears + 4;
+    const double norms = m.norm == NormType::LayerNorm ? 4 : 2; // two norms: weight (+ bias)
+    return (m.gated_mlp ? linears : 2 * linears) + norms;
 }
 
 // A stage's ZeRO-3 gather units: its layers, and the embedding / LM head as one more unit.

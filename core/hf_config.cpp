@@ -315,6 +315,7 @@ private:
             std::string(m_f.name) + " architecture" + (act ? " (activation " + *act + ")" : "") +
             (m_m.gated_mlp ? ": gated MLP, three matrices"
                            : ": plain MLP (two matrices), LayerNorm and linear biases");
+        positionsAndNorm(c);
         // transformers: Gemma configs tie the embeddings by default, the others do not.
         const bool tiedDefault = isGemma(m_f.kind);
         if (auto t = c.optFlag("tie_word_embeddings")) {
@@ -508,6 +509,30 @@ private:
                                                         " " + std::to_string(m_m.kv_heads) +
                                                         " must divide num_attention_heads " +
                                                         std::to_string(m_m.heads));
+    }
+
+    // Positions and norm (transformers modeling_<family>.py): every supported family rotates q
+    // and k (RoPE); GPT-NeoX normalises with nn.LayerNorm (weight and bias), the others with
+    // RMSNorm (LlamaRMSNorm and its copies; Gemma's scales by 1 + weight, the same traffic).
+    void positionsAndNorm(Config& c)
+    {
+        const bool neox = m_f.kind == Kind::GptNeox;
+        m_m.position_embedding = PositionEmbedding::Rope;
+        m_m.norm = neox ? NormType::LayerNorm : NormType::RmsNorm;
+        m_out.sources["position_embedding"] =
+            std::string(m_f.name) + " architecture: rotary (RoPE)";
+        m_out.sources["norm"] = std::string(m_f.name) +
+                                " architecture: " + (neox ? "LayerNorm (nn.LayerNorm)" : "RMSNorm");
+        if (!neox)
+            return;
+        c.markRead({"rotary_pct", "rotary_emb_base"});
+        const auto it = c.raw().find("rotary_pct");
+        const double pct = it != c.raw().end() && it->is_number() ? it->get<double>() : 0.25;
+        if (pct < 1) // rotary_pct absent: GPTNeoXConfig's default 0.25
+            m_out.notes.push_back(
+                "rotary_pct " + fmt(pct) +
+                ": RoPE rotates that share of each head; the RoPE traffic is counted over the "
+                "whole of q and k (eager RoPE slices and concatenates the full tensors)");
     }
 
     // What the config describes that ParaLens does not count; each is small (a note says how
@@ -713,6 +738,9 @@ nlohmann::ordered_json hfPresetJson(const HfImport& imp, const std::string& id,
                   "), read by paralens import-model";
     for (const char* key : {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
                             "vocab", "gated_mlp", "tied_embeddings", "moe", "mla"})
+        if (spec.contains(key))
+            p[key] = spec[key];
+    for (const char* key : {"position_embedding", "norm"}) // written only off the convention
         if (spec.contains(key))
             p[key] = spec[key];
     nlohmann::ordered_json sources = nlohmann::ordered_json::object();

@@ -120,6 +120,34 @@ int readInt(const Overrides& o, const std::string& key, int fallback, std::int64
     return v ? int(*v) : fallback;
 }
 
+// model.position_embedding_type (learned_absolute, rope, none) and model.normalization (LayerNorm,
+// RMSNorm), Megatron-Core's GPTModel / TransformerConfig names. Absent: the convention of
+// model.gated_linear_unit (the recipe's model is a Llama-style or a GPT-style one).
+void readPositionsAndNorm(const Overrides& o, const ImportContext& ctx, ModelSpec& m)
+{
+    m.position_embedding = conventionalPositionEmbedding(m.gated_mlp);
+    m.norm = conventionalNorm(m.gated_mlp);
+    if (const auto type = o.string("model.position_embedding_type")) {
+        if (*type == "learned_absolute")
+            m.position_embedding = PositionEmbedding::Learned;
+        else if (*type == "rope")
+            m.position_embedding = PositionEmbedding::Rope;
+        else if (*type == "none")
+            m.position_embedding = PositionEmbedding::None;
+        else
+            ctx.fail("model.position_embedding_type",
+                     "'" + *type + "' is not modelled (learned_absolute, rope or none)");
+    }
+    if (const auto norm = o.string("model.normalization")) {
+        if (*norm == "RMSNorm")
+            m.norm = NormType::RmsNorm;
+        else if (*norm == "LayerNorm")
+            m.norm = NormType::LayerNorm;
+        else
+            ctx.fail("model.normalization", "'" + *norm + "' is not LayerNorm or RMSNorm");
+    }
+}
+
 std::optional<ModelSpec> modelShape(const Overrides& o, const ImportContext& ctx)
 {
     const auto layers = o.integer("model.num_layers", 1, bounds::kMaxLayers);
@@ -139,6 +167,7 @@ std::optional<ModelSpec> modelShape(const Overrides& o, const ImportContext& ctx
     m.ffn_hidden =
         o.integer("model.ffn_hidden_size", 1, bounds::kMaxFfnHidden).value_or(4 * m.hidden);
     m.gated_mlp = o.boolean("model.gated_linear_unit").value_or(false);
+    readPositionsAndNorm(o, ctx, m);
     m.tied_embeddings = o.boolean("model.share_embeddings_and_output_weights").value_or(true);
     m.vocab = o.integer("model.vocab_size", 1, bounds::kMaxVocab).value_or(0);
     if (m.vocab == 0)

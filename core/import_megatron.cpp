@@ -38,6 +38,41 @@ std::optional<std::int64_t> worldSize(const Flags& f)
     return nodes.value_or(1) * per.value_or(1);
 }
 
+// The positions and norm the flags name; absent flags take the framework's defaults (Megatron-LM
+// and Megatron-DeepSpeed arguments.py: --normalization LayerNorm, learned absolute positions).
+// Megatron-LM spells them --position-embedding-type learned_absolute | rope | none and
+// --normalization LayerNorm | RMSNorm; Megatron-DeepSpeed --use-rotary-position-embeddings,
+// --no-position-embedding and --normalization layernorm | rmsnorm (read in either case here).
+void readPositionsAndNorm(const Flags& f, ModelSpec& m)
+{
+    m.position_embedding = PositionEmbedding::Learned;
+    if (f.has("--no-position-embedding"))
+        m.position_embedding = PositionEmbedding::None;
+    if (f.has("--use-rotary-position-embeddings"))
+        m.position_embedding = PositionEmbedding::Rope;
+    if (const auto type = f.value("--position-embedding-type")) {
+        if (*type == "learned_absolute")
+            m.position_embedding = PositionEmbedding::Learned;
+        else if (*type == "rope")
+            m.position_embedding = PositionEmbedding::Rope;
+        else if (*type == "none" || *type == "alibi") // alibi: the BigScience fork (BLOOM)
+            m.position_embedding = PositionEmbedding::None;
+        else
+            f.fail("--position-embedding-type",
+                   "'" + *type + "' is not modelled (learned_absolute, rope, none or alibi)");
+    }
+    m.norm = NormType::LayerNorm;
+    if (const auto norm = f.value("--normalization")) {
+        std::string n = *norm;
+        for (char& c : n)
+            c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        if (n == "rmsnorm")
+            m.norm = NormType::RmsNorm;
+        else if (n != "layernorm")
+            f.fail("--normalization", "'" + *norm + "' is not LayerNorm or RMSNorm");
+    }
+}
+
 // The model shape the flags give, or nullopt when they give none. `deepspeed`: Megatron-
 // DeepSpeed's names for heads and experts.
 std::optional<ModelSpec> modelShape(const Flags& f, const ImportContext& ctx, bool deepspeed)
@@ -77,6 +112,7 @@ std::optional<ModelSpec> modelShape(const Flags& f, const ImportContext& ctx, bo
         m.mla.v_head_dim = need("--v-head-dim");
     }
     m.gated_mlp = f.has("--swiglu");
+    readPositionsAndNorm(f, m);
     const auto ffn = f.integer("--ffn-hidden-size", 1, bounds::kMaxFfnHidden);
     if (!ffn)
         ctx.fail("--ffn-hidden-size", "missing (paralens does not guess Megatron's default FFN)");

@@ -234,6 +234,10 @@ ModelSpec gptModel(const Row& r)
     m.ffn_hidden = 4 * m.hidden;
     m.vocab = kGptVocab;
     m.gated_mlp = false;
+    // vTrain's GPT is Megatron-LM's GPT: learned absolute positions and LayerNorm (Megatron's
+    // defaults, --position-embedding-type learned_absolute, --normalization LayerNorm).
+    m.position_embedding = PositionEmbedding::Learned;
+    m.norm = NormType::LayerNorm;
     m.tied_embeddings = false;
     const std::string shape = "L" + std::to_string(m.layers) + " h" + std::to_string(m.hidden) +
                               " a" + std::to_string(m.heads);

@@ -77,18 +77,24 @@ double sequenceRelayoutElements(const Dims& d, const ParallelPlan& pl, const Tra
 
 // Two-byte elements per token one layer's element-wise kernels stream in forward: fused (two
 // norms, two residual adds, two dropouts as ModelConstants::elementwise_hidden_elements, RoPE
-// read + write of q and k, the activation / MoE copies of `ffn_elems`) or eager PyTorch.
+// read + write of q and k, the activation / MoE copies of `ffn_elems`) or eager PyTorch. Only
+// RoPE models rotate q and k (learned positions are added once, to the embeddings); the fused
+// path's LayerNorm and RMSNorm kernels (Apex / TransformerEngine) stream alike, eager RMSNorm
+// runs six kernels where eager LayerNorm runs one.
 double elementwiseElements(const ModelSpec& m, const Dims& d, const TrainingSettings& tr,
                            const ModelConstants& kc, double ffn_elems, bool moe)
 {
+    const double qk = m.position_embedding == PositionEmbedding::Rope ? (d.q + d.kv) / d.t : 0.0;
     if (fusedElementwise(tr)) {
         // Two dropouts (read h, write h each) run only when the recipe has dropout.
         const double hidden = kc.elementwise_hidden_elements - (tr.dropoutOn() ? 0.0 : 4.0);
-        return hidden * d.h / d.tsp + 2 * (d.q + d.kv) / d.t + ffn_elems;
+        return hidden * d.h / d.tsp + 2 * qk + ffn_elems;
     }
-    const double norms = 2 * kc.eager_norm_elements * d.h / d.tsp;
+    const double perNorm =
+        m.norm == NormType::LayerNorm ? kc.eager_layernorm_elements : kc.eager_norm_elements;
+    const double norms = 2 * perNorm * d.h / d.tsp;
     const double residuals = 2 * 3 * d.h / d.tsp; // read 2 + 2, write 2 bytes each
-    const double rope = kc.eager_rope_elements * (d.q + d.kv) / d.t;
+    const double rope = kc.eager_rope_elements * qk;
     const double attnOut = 2 * d.o / d.t; // the attention output made contiguous
     double act = ffn_elems;
     if (!moe || !m.isMoe())
@@ -459,10 +465,14 @@ double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
     }
     // Attention core: one flash kernel, or baddbmm, fused softmax, dropout and bmm.
     k += tr.flash_attention ? 1 : 4;
-    if (fusedElementwise(tr))
-        k += 2 + 2 + 1 + 1; // two norms, two residual (bias-dropout-) adds, activation, RoPE
-    else
-        k += 2 * 6 + 2 + 2 * 3 + 1 + (m.gated_mlp ? 2 : 1); // norms, adds, RoPE q/k, copy, act
+    const bool rope = m.position_embedding == PositionEmbedding::Rope;
+    if (fusedElementwise(tr)) {
+        k += 2 + 2 + 1 + (rope ? 1 : 0); // two norms, two residual (bias-dropout-) adds, act, RoPE
+    } else {
+        const int normKernels = m.norm == NormType::LayerNorm ? 1 : 6; // native layer_norm
+        k += 2 * normKernels + 2 + (rope ? 2 * 3 : 0) + 1 +
+             (m.gated_mlp ? 2 : 1); // norms, adds, RoPE q/k, copy, act
+    }
     if (moe && m.isMoe()) {
         k += 1 + 2 + 2 + 2; // router GEMM, softmax + top-k, permute, unpermute
         // The routed experts' two grouped GEMMs replace the MLP's two. TransformerEngine's

@@ -121,6 +121,11 @@ void model(const ModelSpec& m, Overrides& o)
     o.set("model.kv_channels", m.headDim());
     o.set("model.ffn_hidden_size", m.ffn_hidden);
     o.setBool("model.gated_linear_unit", m.gated_mlp);
+    o.set("model.normalization", m.norm == NormType::RmsNorm ? "RMSNorm" : "LayerNorm");
+    o.set("model.position_embedding_type", m.position_embedding == PositionEmbedding::Rope ? "rope"
+                                           : m.position_embedding == PositionEmbedding::Learned
+                                               ? "learned_absolute"
+                                               : "none");
     o.setBool("model.share_embeddings_and_output_weights", m.tied_embeddings);
     o.set("model.vocab_size", m.vocab);
     if (m.isMla()) { // MLATransformerConfig: qk_head_dim is the no-RoPE part of a head

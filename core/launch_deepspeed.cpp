@@ -127,12 +127,17 @@ void modelArgs(const Scenario& s, ArgList& a, Warnings& w)
               "attention of " +
                   std::to_string(m.heads) + " heads, its MLA widths not written");
     a.opt("--ffn-hidden-size", m.ffn_hidden);
-    if (m.gated_mlp) {
+    if (m.gated_mlp)
         a.flag("--swiglu");
+    // Megatron-DeepSpeed's defaults are layernorm and learned absolute positions.
+    if (m.norm == NormType::RmsNorm)
         a.opt("--normalization", "rmsnorm");
+    if (m.position_embedding == PositionEmbedding::Rope)
         a.flag("--use-rotary-position-embeddings");
+    else if (m.position_embedding == PositionEmbedding::None)
+        a.flag("--no-position-embedding");
+    if (m.gated_mlp)
         a.flag("--disable-bias-linear");
-    }
     if (!m.tied_embeddings)
         a.flag("--untie-embeddings-and-output-weights");
     a.opt("--vocab-size", m.vocab - 1); // "before EOD": the tokenizer adds it

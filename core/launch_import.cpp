@@ -35,6 +35,8 @@ bool sameShape(const ModelSpec& a, const ModelSpec& b)
     // head_dim 0 means hidden / heads: the same shape as that figure written out.
     x.head_dim = x.headDim();
     y.head_dim = y.headDim();
+    if (x.position_embedding != y.position_embedding || x.norm != y.norm)
+        return false;
     return x.layers == y.layers && x.hidden == y.hidden && x.heads == y.heads &&
            x.kv_heads == y.kv_heads && x.head_dim == y.head_dim && x.ffn_hidden == y.ffn_hidden &&
            x.vocab == y.vocab && x.gated_mlp == y.gated_mlp &&

@@ -235,13 +235,16 @@ void megatronModelArgs(const ModelSpec& m, ArgList& a)
         a.opt("--v-head-dim", m.mla.v_head_dim);
     }
     a.opt("--ffn-hidden-size", m.ffn_hidden);
-    if (m.gated_mlp) {
-        // The gated (Llama-family) models paralens holds all use RMSNorm, RoPE and no biases.
+    if (m.gated_mlp)
         a.flag("--swiglu");
+    // Megatron's defaults are LayerNorm and learned absolute positions: the others are written.
+    if (m.norm == NormType::RmsNorm)
         a.opt("--normalization", "RMSNorm");
-        a.opt("--position-embedding-type", "rope");
+    if (m.position_embedding != PositionEmbedding::Learned)
+        a.opt("--position-embedding-type",
+              m.position_embedding == PositionEmbedding::Rope ? "rope" : "none");
+    if (m.gated_mlp) // the gated (Llama-family) models paralens holds have no linear biases
         a.flag("--disable-bias-linear");
-    }
     if (!m.tied_embeddings)
         a.flag("--untie-embeddings-and-output-weights");
     a.opt("--vocab-size", m.vocab - 1);

@@ -7,6 +7,7 @@
 #include "core/kernel_time.h"
 #include "core/launch_common.h"
 #include "core/params.h"
+#include "core/spec_io.h"
 
 #include <algorithm>
 #include <array>
@@ -125,6 +126,14 @@ void modelTable(const Scenario& s, std::ostringstream& o, Warnings& w)
                   std::to_string(s.model.mla.qk_rope_head_dim) + ", v_head_dim " +
                   std::to_string(s.model.mla.v_head_dim) +
                   ") are DeepSeekV3ModelArgs fields of that flavor, not TOML keys; not written");
+    // torchtitan's decoders (llama3, deepseek_v3, qwen3) rotate q and k and use RMSNorm
+    // (models/norms.py build_norm: norm_type "rmsnorm"); no flavor has other positions or norms.
+    if (s.model.position_embedding != PositionEmbedding::Rope || s.model.norm != NormType::RmsNorm)
+        w.add("positions_norm_unsupported",
+              "torchtitan's models use RoPE and RMSNorm; " + s.model.name + " has " +
+                  std::string(toString(s.model.position_embedding)) + " positions and " +
+                  std::string(toString(s.model.norm)) +
+                  ", which no torchtitan flavor runs: the job would train a different model");
     // deepseek_v3 is torchtitan's one model with MLA (and its MoE model).
     t.str("name", m ? m->name : (s.model.isMoe() || s.model.isMla() ? "deepseek_v3" : "llama3"));
     t.str("flavor", m ? m->flavor : "paralens-custom");

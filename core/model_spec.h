@@ -38,6 +38,36 @@ struct MlaSpec
     std::int64_t qkHeadDim() const { return qk_nope_head_dim + qk_rope_head_dim; }
 };
 
+/// How a model gives its layers token positions: rotary embeddings applied to q and k in every
+/// layer (RoPE, Su et al. 2021, arXiv:2104.09864), a learned absolute table added to the token
+/// embeddings once (GPT-2/GPT-3; Megatron's learned_absolute), or nothing in the layers (ALiBi's
+/// attention biases, Press et al. 2021, or no positions at all).
+enum class PositionEmbedding
+{
+    Rope,
+    Learned,
+    None
+};
+
+/// The layers' normalisation: RMSNorm (Zhang & Sennrich 2019; one weight vector) or LayerNorm
+/// (Ba et al. 2016; weight and bias).
+enum class NormType
+{
+    RmsNorm,
+    LayerNorm
+};
+
+/// The convention for a model that does not name its positions or norm: gated (Llama-style)
+/// models use RoPE and RMSNorm, plain GeLU (GPT-style) models learned positions and LayerNorm.
+constexpr PositionEmbedding conventionalPositionEmbedding(bool gated_mlp)
+{
+    return gated_mlp ? PositionEmbedding::Rope : PositionEmbedding::Learned;
+}
+constexpr NormType conventionalNorm(bool gated_mlp)
+{
+    return gated_mlp ? NormType::RmsNorm : NormType::LayerNorm;
+}
+
 /// A decoder-only transformer, in the notation of docs/formulas.md.
 struct ModelSpec
 {
@@ -50,6 +80,10 @@ struct ModelSpec
     std::int64_t ffn_hidden = 0; ///< dense MLP hidden size
     std::int64_t vocab = 0;      ///< V (unpadded)
     bool gated_mlp = true;       ///< SwiGLU (3 matrices) or plain GeLU MLP (2)
+    /// Set both with the convention of gated_mlp (conventionalPositionEmbedding()) unless the
+    /// source names them; the defaults here are gated_mlp's default's.
+    PositionEmbedding position_embedding = PositionEmbedding::Rope;
+    NormType norm = NormType::RmsNorm;
     bool tied_embeddings = false;
     MoeSpec moe;
     MlaSpec mla; ///< attention is MLA (heads = n_h, kv_heads = heads) when mla.enabled()

@@ -7,11 +7,11 @@
 namespace paralens {
 namespace {
 
-// GPT-style models (plain GeLU MLP) use LayerNorm (weight + bias) and linear biases; gated
-// (Llama-style) models use RMSNorm and no biases (docs/formulas.md §1).
+// LayerNorm has a weight and a bias, RMSNorm a weight (docs/formulas.md §1). Linear biases go
+// with the MLP type: GPT-style (plain GeLU) models have them, gated (Llama-style) models do not.
 double normParams(const ModelSpec& m)
 {
-    return m.gated_mlp ? double(m.hidden) : 2.0 * double(m.hidden);
+    return m.norm == NormType::LayerNorm ? 2.0 * double(m.hidden) : double(m.hidden);
 }
 
 // MLA (DeepSeek-V2 §2.1, Eq. 9-19): W^DQ h×d_c' and W^DKV + W^KR h×(d_c + d_R) replicated over

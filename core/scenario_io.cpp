@@ -136,8 +136,9 @@ constexpr std::array kKeyOrder{
     "gated_mlp", "tied_embeddings", "moe", "experts", "top_k", "expert_ffn_hidden",
     "shared_experts", "layer_frequency", "first_dense_layers", "groups", "group_top_k", "mla",
     "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-    "memory_gib", "hbm_gbps", "bf16_tflops", "fp8_tflops", "gpus_per_node", "scale_up_domain",
-    "scale_up_gbps", "scale_out_gbps", "pcie_gbps", "latencies", "scale_up_us", "scale_out_us",
+    "position_embedding", "norm", "memory_gib", "hbm_gbps", "bf16_tflops", "fp8_tflops",
+    "gpus_per_node", "scale_up_domain", "scale_up_gbps", "scale_out_gbps", "pcie_gbps", "latencies",
+    "scale_up_us", "scale_out_us",
     // parallel
     "tp", "pp", "dp", "ep", "cp", "sequence_parallel", "virtual_stages", "schedule", "zero",
     "shard_group", "offload_optimizer", "tp_comm_overlap", "first_stage_layers",

@@ -41,6 +41,40 @@ void readMla(const json& j, const std::string& path, MlaSpec& mla)
 
 } // namespace
 
+std::string_view toString(PositionEmbedding p)
+{
+    switch (p) {
+    case PositionEmbedding::Rope:
+        return "rope";
+    case PositionEmbedding::Learned:
+        return "learned";
+    case PositionEmbedding::None:
+        return "none";
+    }
+    return "rope";
+}
+
+std::string_view toString(NormType n)
+{
+    return n == NormType::LayerNorm ? "layernorm" : "rmsnorm";
+}
+
+std::optional<PositionEmbedding> parsePositionEmbedding(std::string_view s)
+{
+    for (auto p : {PositionEmbedding::Rope, PositionEmbedding::Learned, PositionEmbedding::None})
+        if (s == toString(p))
+            return p;
+    return std::nullopt;
+}
+
+std::optional<NormType> parseNormType(std::string_view s)
+{
+    for (auto n : {NormType::RmsNorm, NormType::LayerNorm})
+        if (s == toString(n))
+            return n;
+    return std::nullopt;
+}
+
 ModelSpec modelFromJson(const json& j, const std::string& path, bool preset)
 {
     ObjectReader r(j, path);
@@ -63,6 +97,13 @@ ModelSpec modelFromJson(const json& j, const std::string& path, bool preset)
         readMoe(*moe, jsonio::join(path, "moe"), m.moe);
     if (const json* mla = r.child("mla"))
         readMla(*mla, jsonio::join(path, "mla"), m.mla);
+    // Absent keys follow the convention of gated_mlp, so files written before them mean what
+    // they meant (docs/scenario-format.md).
+    m.position_embedding = conventionalPositionEmbedding(m.gated_mlp);
+    m.norm = conventionalNorm(m.gated_mlp);
+    r.readEnum("position_embedding", m.position_embedding, parsePositionEmbedding,
+               "rope, learned, none");
+    r.readEnum("norm", m.norm, parseNormType, "rmsnorm, layernorm");
     r.finish();
     for (auto key : {"layers", "hidden", "heads", "ffn_hidden", "vocab"})
         r.require(key);
@@ -102,6 +143,10 @@ json modelToJson(const ModelSpec& m)
                     {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
                     {"v_head_dim", m.mla.v_head_dim}};
     }
+    if (m.position_embedding != conventionalPositionEmbedding(m.gated_mlp))
+        j["position_embedding"] = std::string(toString(m.position_embedding));
+    if (m.norm != conventionalNorm(m.gated_mlp))
+        j["norm"] = std::string(toString(m.norm));
     return j;
 }
 
@@ -181,6 +226,8 @@ bool operator==(const MlaSpec& a, const MlaSpec& b)
 
 bool operator==(const ModelSpec& a, const ModelSpec& b)
 {
+    if (a.position_embedding != b.position_embedding || a.norm != b.norm)
+        return false;
     return a.name == b.name && a.layers == b.layers && a.hidden == b.hidden && a.heads == b.heads &&
            a.kv_heads == b.kv_heads && a.head_dim == b.head_dim && a.ffn_hidden == b.ffn_hidden &&
            a.vocab == b.vocab && a.gated_mlp == b.gated_mlp &&

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,13 +36,20 @@ inline constexpr double kMaxMoeLoadImbalance = double(kMaxGpus);
 /// ("model"). With preset = true the preset keys id, kind, source, sources and notes are allowed
 /// too. Throws InputError naming the key.
 ModelSpec modelFromJson(const nlohmann::json& j, const std::string& path, bool preset = false);
-/// Every field of the spec; "moe" only when it differs from a dense model, "mla" only with MLA.
+/// Every field of the spec; "moe" only when it differs from a dense model, "mla" only with MLA,
+/// "position_embedding" and "norm" only when they differ from gated_mlp's convention.
 nlohmann::json modelToJson(const ModelSpec& m);
 
 /// Reads a hardware object (the "hardware" object of docs/scenario-format.md). Same conventions as
 /// modelFromJson.
 ClusterSpec clusterFromJson(const nlohmann::json& j, const std::string& path, bool preset = false);
 nlohmann::json clusterToJson(const ClusterSpec& c);
+
+/// The JSON / CLI names of a model's positions and norm: rope, learned, none; rmsnorm, layernorm.
+std::string_view toString(PositionEmbedding);
+std::string_view toString(NormType);
+std::optional<PositionEmbedding> parsePositionEmbedding(std::string_view);
+std::optional<NormType> parseNormType(std::string_view);
 
 bool operator==(const MoeSpec& a, const MoeSpec& b);
 bool operator==(const MlaSpec& a, const MlaSpec& b);
