@@ -256,10 +256,10 @@ private slots:
     // Each Megatron-family writer names the positions and norm; its importer reads them back.
     void launchFilesRoundTripPositionsAndNorm()
     {
-        for (const auto pn : {std::pair{PositionEmbedding::Learned, NormType::LayerNorm},
-                              std::pair{PositionEmbedding::None, NormType::LayerNorm},
-                              std::pair{PositionEmbedding::Rope, NormType::LayerNorm},
-                              std::pair{PositionEmbedding::Rope, NormType::RmsNorm}}) {
+        for (const auto& pn : {std::pair{PositionEmbedding::Learned, NormType::LayerNorm},
+                               std::pair{PositionEmbedding::None, NormType::LayerNorm},
+                               std::pair{PositionEmbedding::Rope, NormType::LayerNorm},
+                               std::pair{PositionEmbedding::Rope, NormType::RmsNorm}}) {
             Scenario s = defaultScenario();
             s.model_id.clear();
             s.model = gptLayer(pn.first, pn.second);
@@ -286,9 +286,14 @@ private slots:
                                  (pn.first == PositionEmbedding::None),
                              name.c_str());
                 }
+                // The launch script (DeepSpeed's first file is its JSON, which the script names).
+                const LaunchFile* script = &c.files.front();
+                for (const auto& file : c.files)
+                    if (file.name == "launch.sh")
+                        script = &file;
                 const LaunchImport in =
-                    importLaunch(c.files.front().text, c.files.front().name, {},
-                                 PresetLibrary::builtin(), [&](const std::string& sibling) {
+                    importLaunch(script->text, script->name, {}, PresetLibrary::builtin(),
+                                 [&](const std::string& sibling) {
                                      for (const auto& file : c.files)
                                          if (file.name == sibling)
                                              return file.text;
