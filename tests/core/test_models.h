@@ -34,7 +34,8 @@ inline ModelSpec llama3_405b()
     return llama3(126, 16384, 128, 53248);
 }
 
-/// GPT as in Narayanan et al. 2021 Table 1 (V = 51,200, ffn = 4h, LayerNorm, biases, tied).
+/// GPT as in Narayanan et al. 2021 Table 1 (V = 51,200, ffn = 4h, LayerNorm, biases, tied,
+/// learned positions).
 inline ModelSpec gpt(int layers, std::int64_t h, int heads)
 {
     ModelSpec m;
@@ -46,6 +47,8 @@ inline ModelSpec gpt(int layers, std::int64_t h, int heads)
     m.ffn_hidden = 4 * h;
     m.vocab = 51200;
     m.gated_mlp = false;
+    m.position_embedding = PositionEmbedding::Learned;
+    m.norm = NormType::LayerNorm;
     m.tied_embeddings = true;
     return m;
 }

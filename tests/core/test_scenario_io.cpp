@@ -453,9 +453,9 @@ private slots:
                                           << "training.seqlen"
                                           << "training.seqlen: unknown key";
         QTest::newRow("unknown model") << R"({"model": {"layers": 2, "hidden": 8, "heads": 2,
-            "ffn_hidden": 8, "vocab": 10, "norm": "rms"}})"
-                                       << "model.norm"
-                                       << "model.norm: unknown key";
+            "ffn_hidden": 8, "vocab": 10, "norm_eps": 1e-5}})"
+                                       << "model.norm_eps"
+                                       << "model.norm_eps: unknown key";
         QTest::newRow("unknown moe") << R"({"model": {"layers": 2, "hidden": 8, "heads": 2,
             "ffn_hidden": 8, "vocab": 10, "moe": {"experts": 2, "topk": 1}}})"
                                      << "model.moe.topk"
