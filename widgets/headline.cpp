@@ -102,6 +102,8 @@ Headline::Headline(QWidget* parent) : QWidget(parent)
     setAccessibleName(tr("Headline figures"));
     m_grid = new QGridLayout(this);
     m_grid->setContentsMargins(4, 2, 4, 2);
+    m_grid->setHorizontalSpacing(kCardSpacing);
+    m_grid->setVerticalSpacing(rowSpacing(m_level));
     const QString tips[FigureCount] = {
         tr("Wall time of one optimizer step"),
         tr("Training tokens processed per second by the whole cluster"),
@@ -115,7 +117,7 @@ Headline::Headline(QWidget* parent) : QWidget(parent)
         auto* card = new QFrame(this);
         card->setFrameShape(QFrame::StyledPanel);
         auto* box = new QVBoxLayout(card);
-        box->setContentsMargins(8, 3, 8, 3);
+        box->setContentsMargins(cardMargins(m_level));
         box->setSpacing(0);
         m_names[i] = new ElidedLabel(figureName(static_cast<Figure>(i)), card);
         m_values[i] = new QLabel(QStringLiteral("—"), card);
@@ -156,6 +158,12 @@ void Headline::arrangeCard(int i)
     QLabel* delta = m_deltas[i];
     QLabel* badge = i == StepTime ? m_calibration : nullptr;
     const int gap = fontMetrics().horizontalAdvance(QLatin1Char(' ')) * 2;
+    box->setContentsMargins(cardMargins(m_level));
+    // The tightest level names each figure in a word or two, whole; the others in full (an
+    // ellipsis where a card is narrower).
+    name->setText(m_level >= 2 ? shortName(static_cast<Figure>(i))
+                               : figureName(static_cast<Figure>(i)));
+    name->setMinimumWidth(m_level >= 2 ? textWidth(name, name->text()) : 0);
     auto row = [&](std::initializer_list<QLabel*> labels, Qt::Alignment align) {
         auto* line = new QHBoxLayout;
         line->setSpacing(gap);
@@ -197,10 +205,49 @@ void Headline::setLevel(int level)
     if (level == m_level)
         return;
     m_level = level;
+    m_grid->setVerticalSpacing(rowSpacing(m_level));
     for (int i = 0; i < FigureCount; ++i)
         arrangeCard(i);
     applyValueFonts();
     // The hints do not depend on the level: the strip keeps its size, only its cards change.
+}
+
+QString Headline::shortName(Figure f)
+{
+    switch (f) {
+    case StepTime:
+        return tr("Step");
+    case TokensPerSecond:
+        return tr("Tok/s");
+    case Mfu:
+        return tr("MFU");
+    case TflopsPerGpu:
+        return tr("TFLOP/s");
+    case PeakMemory:
+        return tr("Peak");
+    case Fits:
+        return tr("HBM");
+    case FigureCount:
+        break;
+    }
+    return {};
+}
+
+QMargins Headline::cardMargins(int level)
+{
+    // The tightest level's line keeps a pixel above and below it, the others three.
+    return level >= 2 ? QMargins(6, 1, 6, 1) : QMargins(8, 3, 8, 3);
+}
+
+int Headline::rowSpacing(int level)
+{
+    return level >= 2 ? 2 : kCardSpacing;
+}
+
+int Headline::textWidth(const QLabel* label, const QString& text)
+{
+    // As a label measures its one line of text: the advance, rounded up.
+    return int(std::ceil(QFontMetricsF(label->font()).horizontalAdvance(text)));
 }
 
 QSize Headline::valueSize(int figure, int level) const
@@ -227,13 +274,14 @@ int Headline::widestCard() const
     // columns follow from the width only.
     int widest = 0;
     for (int i = 0; i < FigureCount; ++i) {
-        int line = std::max(m_names[i]->sizeHint().width(), valueSize(i, 0).width());
+        int line = std::max(textWidth(m_names[i], figureName(static_cast<Figure>(i))),
+                            valueSize(i, 0).width());
         if (!m_deltas[i]->isHidden())
             line = std::max(line, m_deltas[i]->sizeHint().width());
         if (i == StepTime && !m_calibration->isHidden())
             line = std::max(line, m_calibration->sizeHint().width());
         const QMargins frame = m_cards[i]->contentsMargins();
-        const QMargins box = m_cards[i]->layout()->contentsMargins();
+        const QMargins box = cardMargins(0);
         widest = std::max(widest, line + frame.left() + frame.right() + box.left() + box.right());
     }
     return widest;
@@ -261,7 +309,7 @@ int Headline::cardHeight(int level) const
             break;
         }
         const QMargins frame = m_cards[i]->contentsMargins();
-        const QMargins box = m_cards[i]->layout()->contentsMargins();
+        const QMargins box = cardMargins(level);
         tallest = std::max(tallest, h + frame.top() + frame.bottom() + box.top() + box.bottom());
     }
     return tallest;
@@ -271,7 +319,7 @@ int Headline::heightAtLevel(int level) const
 {
     const QMargins m = m_grid->contentsMargins();
     const int rows = rowsFor(m_columns);
-    const int spacing = std::max(0, m_grid->verticalSpacing());
+    const int spacing = rowSpacing(level);
     int height = rows * cardHeight(level) + (rows - 1) * spacing;
     if (!m_accuracy->isHidden())
         height = std::max(height, m_accuracy->heightForWidth(m_accuracy->maximumWidth()));
@@ -360,7 +408,8 @@ int Headline::cardWidthAtLevel(int level) const
     };
     int widest = 0;
     for (int i = 0; i < FigureCount; ++i) {
-        const int name = least(m_names[i]);
+        const int name = level >= 2 ? textWidth(m_names[i], shortName(static_cast<Figure>(i)))
+                                    : least(m_names[i]);
         const int value = valueSize(i, level).width();
         const int delta = least(m_deltas[i]);
         const int badge = least(i == StepTime ? m_calibration : nullptr);
@@ -377,7 +426,7 @@ int Headline::cardWidthAtLevel(int level) const
             break;
         }
         const QMargins frame = m_cards[i]->contentsMargins();
-        const QMargins box = m_cards[i]->layout()->contentsMargins();
+        const QMargins box = cardMargins(level);
         widest = std::max(widest, w + frame.left() + frame.right() + box.left() + box.right());
     }
     return widest;

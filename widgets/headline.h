@@ -92,6 +92,11 @@ private:
     int cardHeight(int level) const;
     int rowsFor(int columns) const;
     QSize valueSize(int figure, int level) const;
+    static QString shortName(Figure f);
+    static QMargins cardMargins(int level);
+    static int rowSpacing(int level);
+    static int textWidth(const QLabel* label, const QString& text);
+    static constexpr int kCardSpacing = 6; ///< between cards (pixels), as Qt's styles space widgets
     void chooseLevel(const QSize& size);
     int cardWidthAtLevel(int level) const;
     void contentChanged();
