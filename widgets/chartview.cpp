@@ -153,7 +153,14 @@ void ChartView::fitTitle(int width)
                     std::max({widest, e->outerRect().width(), e->minimumOuterSizeHint().width()});
         beside += widest + grid->columnSpacing();
     }
-    const QString text = wrapText(m_titleText, fm, std::max(40, width - beside - 16));
+    const int room = std::max(40, width - beside - 16);
+    // Every replot comes through here: the wrapping is measured again only when the title,
+    // its font or its room changed.
+    if (m_wrapped.room == room && m_wrapped.text == m_titleText &&
+        m_wrapped.font == m_title->font() && m_wrapped.wrapped == m_title->text())
+        return;
+    const QString text = wrapText(m_titleText, fm, room);
+    m_wrapped = {m_titleText, m_title->font(), room, text};
     if (text != m_title->text())
         m_title->setText(text);
 }
