@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/ganttview.h"
 #include "widgets/ganttplot.h"
+#include "widgets/legenditem.h"
 #include "widgets/palette.h"
 #include "widgets/qt_text.h"
 #include "widgets/units.h"
@@ -124,6 +125,7 @@ GanttView::GanttView(QWidget* parent) : ChartView(parent)
         swatch->setPen(Qt::NoPen);
         m_swatches.push_back(swatch);
     }
+    cacheLegendItems(m_legend);
 
     // Cursor (workshop animation).
     m_cursor = new QCPItemStraightLine(p);
@@ -266,7 +268,7 @@ void GanttView::setTimeline(std::shared_ptr<const PipelineTimeline> timeline)
         sw->removeFromLegend(m_legend);
     for (int i = 0; i < static_cast<int>(m_swatches.size()); ++i)
         if ((i != 2 || split) && (i != 4 || chunks))
-            m_swatches[i]->addToLegend(m_legend);
+            addToLegend(m_swatches[i], m_legend);
     fitTimeRange();
     updateTimeUnit();
     m_selectedStage = std::clamp(m_selectedStage, 0, m_timeline->schedule.stages - 1);

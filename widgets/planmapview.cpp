@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -305,8 +306,7 @@ void PlanMapView::draw()
             hi = std::max(hi, c.best->tokens_per_second);
         }
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * (nx > 6 ? 0.8 : 0.9));
+    const QFont small = cellFont(nx);
     for (const PlanMapCell& c : m_map.cells) {
         const int x = indexOf(m_map.tp, c.tp), y = indexOf(m_map.pp, c.pp);
         data->setCell(x, y, c.best ? c.best->tokens_per_second : nan);
@@ -327,6 +327,52 @@ void PlanMapView::draw()
     p->setAccessibleName(chartTitle());
     drawOutline();
     p->replot();
+}
+
+QFont PlanMapView::cellFont(int columns) const
+{
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * (columns > 6 ? 0.8 : 0.9));
+    return small;
+}
+
+int PlanMapView::cellLabelWidth() const
+{
+    const int nx = int(m_map.tp.empty() ? planMapTpAxis(m_scenario).size() : m_map.tp.size());
+    const QFontMetrics fm(cellFont(nx));
+    if (m_labels.isEmpty()) // three digits and a unit (units::count), starred
+        return fm.horizontalAdvance(QStringLiteral("★ 88.8 M")) + 4;
+    int widest = 0;
+    for (const QCPItemText* label : m_labels)
+        widest = std::max(widest, fm.horizontalAdvance(label->text()));
+    return widest + 4; // as adaptLayoutTo() asks of a cell
+}
+
+bool PlanMapView::drawsAllCellTexts() const
+{
+    if (m_labels.isEmpty())
+        return false;
+    for (const QCPItemText* label : m_labels)
+        if (!label->visible())
+            return false;
+    return true;
+}
+
+QSize PlanMapView::sizeHint() const
+{
+    const QSize base = ChartView::sizeHint();
+    const int nx = int(m_map.tp.empty() ? planMapTpAxis(m_scenario).size() : m_map.tp.size());
+    if (nx == 0)
+        return base;
+    const QFontMetrics fm(font());
+    // Left of the cells: the PP axis label (turned) and its tick labels; right: the colour
+    // scale's bar, tick labels ("888 k") and label; and the paddings between them.
+    const int side = 2 * fm.height() + fm.horizontalAdvance(QStringLiteral("888")) +
+                     fm.horizontalAdvance(QStringLiteral("888 k")) + 10 + 60;
+    const int cells = nx * (cellLabelWidth() + 6);
+    return {std::max(base.width(), cells + side + layoutBox()->contentsMargins().left() +
+                                       layoutBox()->contentsMargins().right()),
+            base.height()};
 }
 
 // A narrow map (a dock on a small screen) draws only the numbers that fit their cells; the
