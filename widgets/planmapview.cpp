@@ -141,6 +141,12 @@ PlanMapView::PlanMapView(QWidget* parent)
     m_outline->setLayer(QStringLiteral("legend"));
     palette::applyToPlot(p, palette());
     applyColors();
+    // Laid out, before drawing: the cells' texts as the new layout has room for them (a
+    // resize leaves adaptLayoutTo() only an estimate).
+    connect(p, &QCustomPlot::afterLayout, this, [this] {
+        if (!isExporting())
+            fitCellTexts(plot()->axisRect()->width());
+    });
     connect(p, &QCustomPlot::mouseMove, this, &PlanMapView::onMouseMove);
     connect(p, &QCustomPlot::mousePress, this, &PlanMapView::onMousePress);
     showMessage(tr("The plan map appears here."));
@@ -364,15 +370,20 @@ QSize PlanMapView::sizeHint() const
     const int nx = int(m_map.tp.empty() ? planMapTpAxis(m_scenario).size() : m_map.tp.size());
     if (nx == 0)
         return base;
-    const QFontMetrics fm(font());
-    // Left of the cells: the PP axis label (turned) and its tick labels; right: the colour
-    // scale's bar, tick labels ("888 k") and label; and the paddings between them.
-    const int side = 2 * fm.height() + fm.horizontalAdvance(QStringLiteral("888")) +
-                     fm.horizontalAdvance(QStringLiteral("888 k")) + 10 + 60;
     const int cells = nx * (cellLabelWidth() + 6);
-    return {std::max(base.width(), cells + side + layoutBox()->contentsMargins().left() +
-                                       layoutBox()->contentsMargins().right()),
-            base.height()};
+    // Beside the cells: the PP axis and its label, the colour scale with its tick labels and
+    // label, the paddings. As laid out last, where the map has been laid out; before that
+    // an estimate from the font.
+    int beside = 0;
+    if (const int rect = plot()->axisRect()->width(); rect > 0 && plot()->width() > rect)
+        beside = width() - rect;
+    else {
+        const QFontMetrics fm(font());
+        beside = 3 * fm.height() + fm.horizontalAdvance(QStringLiteral("888")) +
+                 fm.horizontalAdvance(QStringLiteral("88888 k")) + 80 +
+                 layoutBox()->contentsMargins().left() + layoutBox()->contentsMargins().right();
+    }
+    return {std::max(base.width(), cells + beside), base.height()};
 }
 
 // A narrow map (a dock on a small screen) draws only the numbers that fit their cells; the
@@ -382,9 +393,22 @@ void PlanMapView::adaptLayoutTo(const QSize& size)
     const int nx = int(m_map.tp.size());
     if (nx == 0 || m_labels.isEmpty())
         return;
-    int rectWidth = plot()->axisRect()->width();
+    // The cells' width at `size`: the axis rect is laid out after this (in the replot), so its
+    // last width is that of the plot's last size; what lies beside it keeps its width.
+    const int lastRect = plot()->axisRect()->width();
+    const int lastPlot = plot()->plotLayout()->outerRect().width();
+    int rectWidth = lastRect > 0 && lastPlot > lastRect ? size.width() - (lastPlot - lastRect)
+                                                        : size.width() * 2 / 3;
     if (rectWidth <= 0)
         rectWidth = size.width() * 2 / 3;
+    fitCellTexts(rectWidth);
+}
+
+void PlanMapView::fitCellTexts(int rectWidth)
+{
+    const int nx = int(m_map.tp.size());
+    if (nx == 0 || m_labels.isEmpty() || rectWidth <= 0)
+        return;
     const double cell = double(rectWidth) / nx;
     for (QCPItemText* label : std::as_const(m_labels)) {
         const QFontMetrics fm(label->font());

@@ -100,6 +100,7 @@ private:
     void onFinished(const Outcome& out);
     void draw();
     QFont cellFont(int columns) const;
+    void fitCellTexts(int rectWidth); ///< shows the cells' texts that fit cells of this rect
     void drawOutline();
     void updateStatus();
     const PlanMapCell* cellAtPixel(const QPoint& pos) const;
