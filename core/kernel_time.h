@@ -199,6 +199,7 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
 
 /// Kernel times of the LM head on the last stage for one micro-batch: its GEMM with the padded
 /// vocabulary `vocab_pad` and the cross-entropy over fp32 logits.
-StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad);
+StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad,
+                     const FrameworkConventions& fw);
 
 } // namespace paralens
