@@ -473,7 +473,7 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
     // updateNow() then paints the window once (one backing-store sync for every view, where
     // an immediate refresh per chart would sync and flush the whole window once per chart).
     for (ChartView* c : charts())
-        c->plot()->replot(immediate ? QCustomPlot::rpRefreshHint : QCustomPlot::rpQueuedReplot);
+        c->plot()->replot(immediate ? QCustomPlot::rpQueuedRefresh : QCustomPlot::rpQueuedReplot);
     emit viewsUpdated();
 }
 

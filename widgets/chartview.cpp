@@ -65,6 +65,10 @@ ChartView::ChartView(QWidget* parent) : QWidget(parent)
     m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
     m_plot->setFocusPolicy(Qt::StrongFocus);
     m_plot->setMinimumSize(200, 120);
+    // A replot marks the plot for painting (QWidget::update) instead of repainting it at once:
+    // an immediate repaint syncs and flushes the whole window for each chart replotted, where
+    // the event loop paints every chart that changed together (issue 16).
+    m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
     m_layout->addWidget(m_plot, 1);
     connect(m_plot, &QWidget::customContextMenuRequested, this, &ChartView::showContextMenu);
     m_plot->installEventFilter(new KeepHoverTip(this));
