@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/memoryview.h"
+#include "widgets/legenditem.h"
 #include "widgets/palette.h"
 #include "widgets/units.h"
 
@@ -212,6 +213,7 @@ MemoryView::MemoryView(QWidget* parent) : ChartView(parent)
     m_capacityLabel->setVisible(false);
 
     connect(p, &QCustomPlot::mouseMove, this, &MemoryView::onMouseMove);
+    cacheLegendItems(p->legend);
     applyColors();
 }
 
@@ -257,7 +259,7 @@ void MemoryView::setBaseline(const Estimate* baseline)
             values << baseline->stages[s].total() / units::kGiB;
         }
         m_ghost->setData(keys, values, true);
-        m_ghost->addToLegend();
+        addToLegend(m_ghost);
     } else {
         m_ghost->removeFromLegend();
     }
@@ -347,14 +349,14 @@ void MemoryView::setEstimate(const Estimate& estimate, const Scenario& scenario)
         for (const StageMemory& st : estimate.stages)
             any |= partBytes(st, static_cast<Part>(part)) > 0;
         if (any)
-            m_bars[static_cast<std::size_t>(part)]->addToLegend();
+            addToLegend(m_bars[static_cast<std::size_t>(part)]);
         else
             m_bars[static_cast<std::size_t>(part)]->removeFromLegend();
     }
     if (overKeys.isEmpty())
         m_over->removeFromLegend();
     else
-        m_over->addToLegend();
+        addToLegend(m_over);
 }
 
 QRectF MemoryView::capacityLabelRect() const
