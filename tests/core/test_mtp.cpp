@@ -291,7 +291,7 @@ private slots:
         none.model.mtp_layers = 0;
         QVERIFY(launchConfig(none, LaunchFramework::Megatron)
                     .files.front()
-                    .text.find("mtp") == std::string::npos);
+                    .text.find("--mtp-num-layers") == std::string::npos);
         for (LaunchFramework f : {LaunchFramework::Torchtitan, LaunchFramework::DeepSpeed}) {
             bool warned = false;
             for (const auto& w : launchConfig(s, f).warnings)
