@@ -73,6 +73,12 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         c.split = LayerSplit::ExtraMiddle;
         break;
     }
+    // Megatron-DeepSpeed and Megatron-LM share VocabParallelCrossEntropy; torchtitan calls
+    // torch.nn.functional.cross_entropy on pred.float() (components/loss.py).
+    const LossBytes loss =
+        crossEntropyBytes(f == Framework::FSDP ? CrossEntropy::Eager : CrossEntropy::Megatron);
+    c.loss_bytes_forward = loss.forward;
+    c.loss_bytes_backward = loss.backward;
     if (o == Optimizer::SGD)
         c.moment_bytes = 4; // momentum only
     return c;
@@ -82,9 +88,32 @@ FrameworkConventions conventions(Framework f, Optimizer o)
 
 namespace paralens {
 
+LossBytes crossEntropyBytes(CrossEntropy kind)
+{
+    switch (kind) {
+    case CrossEntropy::Eager:
+        return {22, 26};
+    case CrossEntropy::Fused:
+        return {2, 4};
+    case CrossEntropy::Default:
+    case CrossEntropy::Megatron:
+        break;
+    }
+    return {38, 14};
+}
+
 FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& p)
 {
     FrameworkConventions c = conventions(t.framework, t.optimizer);
+    if (t.cross_entropy != CrossEntropy::Default) {
+        const LossBytes loss = crossEntropyBytes(t.cross_entropy);
+        c.loss_bytes_forward = loss.forward;
+        c.loss_bytes_backward = loss.backward;
+        // The fused kernel keeps the bf16 logits and writes a bf16 gradient: one fp32 copy's
+        // bytes; the others keep the framework's own fp32 copies.
+        if (t.cross_entropy == CrossEntropy::Fused)
+            c.loss_logit_copies = 1;
+    }
     c.overlap_grad_reduce = c.overlap_grad_reduce && t.overlap_grad_reduce;
     if (t.framework == Framework::FSDP && p.zero >= 2) {
         // torchtitan's "default": reshard after forward except under PP, "to avoid

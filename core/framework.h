@@ -137,10 +137,35 @@ struct FrameworkConventions
     /// Further fp32 copies with TP's loss parallel (DTensor's decomposed log-softmax and its
     /// fused backward keep zeros_like, exp and their sum besides the log-probabilities).
     double loss_parallel_extra_copies = 0;
+    /// Bytes the loss streams per logit, forward and backward, beyond the LM head GEMM's own bf16
+    /// output (training.cross_entropy; crossEntropyBytes()).
+    double loss_bytes_forward = 0;
+    double loss_bytes_backward = 0;
 
     /// Optimizer-state bytes per parameter (master + moments), the ZeRO paper's K.
     double optimizerBytes() const { return master_bytes + moment_bytes; }
 };
+
+/// Bytes per logit a loss kernel streams (docs/formulas.md §2.6), counted pass by pass from each
+/// implementation (bf16 logits in, fp32 work tensors):
+/// - megatron (megatron/core/tensor_parallel/cross_entropy.py, VocabParallelCrossEntropy; the
+///   same passes under --cross-entropy-loss-fusion's jit_fuser, which merges only the
+///   all-reduces): forward .float() r2 w4, max r4, in-place subtract r4 w4, in-place exp r4 w4,
+///   sum r4, in-place divide r4 w4 = 38; backward in-place multiply by the loss gradient r4 w4,
+///   the cast back to bf16 r4 w2 = 14.
+/// - eager (torch.nn.functional.cross_entropy on logits.float(); aten SoftMax.cu and
+///   LossNLL.cu): forward .float() r2 w4, log_softmax's max, sum-of-exp and write passes r4 r4
+///   r4 w4 = 22; backward nll_loss_backward's zero-filled gradient w4, log_softmax_backward's
+///   sum and write passes r4 + r4 r4 w4, the cast back r4 w2 = 26.
+/// - fused (flash-attn losses/cross_entropy.py, Triton): the forward kernel reads each bf16
+///   logit once for its log-sum-exp (2); the backward kernel reads it again and writes its bf16
+///   gradient (4).
+struct LossBytes
+{
+    double forward = 0;
+    double backward = 0;
+};
+LossBytes crossEntropyBytes(CrossEntropy kind);
 
 /// The conventions for a framework and optimizer (precision changes no persistent dtype:
 /// FP8 training keeps bf16 weights and fp32 master weights in all three frameworks).

@@ -258,7 +258,9 @@ void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
     (void)o.string("model.recompute_method");
     (void)o.string("model.recompute_num_layers");
     const std::string backend = o.string("model.attention_backend").value_or("auto");
-    t.flash_attention = backend != "unfused" && backend != "local";
+    if (!readMegatronAttentionBackend(backend, t))
+        o.fail(*o.find("model.attention_backend"), "model.attention_backend",
+               "'" + backend + "' is not flash, fused, unfused, local or auto");
     const std::string opt = o.string("optimizer.optimizer").value_or("adam");
     const auto parsed = parseOptimizer(opt);
     if (!parsed)

@@ -226,7 +226,9 @@ void readTraining(const Flags& f, const ImportContext& ctx, bool deepspeed, Scen
         t.flash_attention = f.has("--use-flash-attn-v2") || f.has("--use-flash-attn");
     } else {
         const std::string backend = f.value("--attention-backend").value_or("auto");
-        t.flash_attention = backend != "unfused" && backend != "local";
+        if (!readMegatronAttentionBackend(backend, t))
+            f.fail("--attention-backend",
+                   "'" + backend + "' is not flash, fused, unfused, local or auto");
     }
     const std::string optimizer = f.value("--optimizer").value_or("adam");
     const auto o = parseOptimizer(optimizer);

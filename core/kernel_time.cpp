@@ -25,10 +25,6 @@ constexpr double kFp8GemmShare = 0.9; // of the BF16 share, against the FP8 peak
 // of the torchtitan AsyncTP benchmark (June 2025).
 constexpr double kRowwiseGemmRateShare = 0.78;
 
-// The cross-entropy streams the fp32 logits three times (4 bytes each): written by the LM head,
-// read by the softmax, gradient written; one third in forward, two in backward.
-constexpr double kCrossEntropyBytesPerLogit = 3 * 4;
-
 // Whether name[i...] starts with the lowercase ASCII key, ignoring case (no locale calls: this
 // runs per evaluation).
 bool hasAt(const std::string& name, std::size_t i, std::string_view key)
@@ -560,14 +556,15 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     return lt;
 }
 
-StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad)
+StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad,
+                     const FrameworkConventions& fw)
 {
     StageTimes t;
     k.linear(d.tokens, d.h, double(vocab_pad) / d.t, 1, t.forward_seconds, t.backward_seconds,
              t.weight_seconds, false);
-    const double ce = k.stream(kCrossEntropyBytesPerLogit * d.tokens * double(vocab_pad) / d.t);
-    t.forward_seconds += ce / 3;
-    t.backward_seconds += 2 * ce / 3;
+    const double logits = d.tokens * double(vocab_pad) / d.t;
+    t.forward_seconds += k.stream(fw.loss_bytes_forward * logits);
+    t.backward_seconds += k.stream(fw.loss_bytes_backward * logits);
     return t;
 }
 

@@ -199,7 +199,8 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
 
 /// Kernel times of the LM head on the last stage for one micro-batch: its GEMM with the padded
 /// vocabulary `vocab_pad` and the cross-entropy over fp32 logits.
-StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad);
+StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad,
+                     const FrameworkConventions& fw);
 
 /// Kernel times of what one multi-token-prediction module adds around its Transformer block for
 /// one micro-batch (DeepSeek-V3 Technical Report §2.2, Fig. 3): the projection M_k,

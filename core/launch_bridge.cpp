@@ -201,8 +201,8 @@ void training(const Scenario& s, Overrides& o, Warnings& w)
           t.recompute == Recompute::None ? "null" : std::string(toString(t.recompute)));
     o.set("model.recompute_method", t.recompute == Recompute::Full ? "uniform" : "null");
     o.set("model.recompute_num_layers", t.recompute == Recompute::Full ? "1" : "null");
-    if (!t.flash_attention)
-        o.set("model.attention_backend", "unfused");
+    if (const std::string backend = megatronAttentionBackend(t, w); !backend.empty())
+        o.set("model.attention_backend", backend);
     o.set("optimizer.optimizer", std::string(toString(t.optimizer)));
     if (t.dropout) {
         const std::string d = *t.dropout ? formatNumber(kMegatronDefaultDropout) : "0.0";

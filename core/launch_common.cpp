@@ -139,6 +139,41 @@ std::string warningComments(const std::vector<LaunchWarning>& warnings, std::str
     return out;
 }
 
+std::string megatronAttentionBackend(const TrainingSettings& t, Warnings& w)
+{
+    if (!t.flash_attention)
+        return "unfused";
+    switch (t.attention_kernel) {
+    case AttentionKernel::Flash2:
+        return "flash";
+    case AttentionKernel::Fused:
+        return "fused";
+    case AttentionKernel::Triton:
+        w.add("attention_kernel_not_megatron",
+              "training.attention_kernel triton has no Megatron-Core attention backend "
+              "(flash, fused, unfused, local, auto); auto (Transformer Engine's choice) is run");
+        return {};
+    case AttentionKernel::Default:
+        break;
+    }
+    return {};
+}
+
+bool readMegatronAttentionBackend(std::string_view value, TrainingSettings& t)
+{
+    t.flash_attention = true;
+    t.attention_kernel = AttentionKernel::Default;
+    if (value == "flash")
+        t.attention_kernel = AttentionKernel::Flash2;
+    else if (value == "fused")
+        t.attention_kernel = AttentionKernel::Fused;
+    else if (value == "unfused" || value == "local")
+        t.flash_attention = false;
+    else if (value != "auto")
+        return false;
+    return true;
+}
+
 std::string moeLayerFreq(const ModelSpec& m)
 {
     const int f = std::max(1, m.moe.layer_frequency);

@@ -75,6 +75,18 @@ private:
     std::vector<std::pair<std::string, std::string>> m_args;
 };
 
+/// Megatron-Core's AttnBackend value (megatron/core/transformer/enums.py: flash, fused,
+/// unfused, local, auto) for the attention settings, as Megatron-LM's --attention-backend and
+/// Megatron-Bridge's model.attention_backend take it; empty when it is not written (auto, the
+/// default). training.attention_kernel triton has no backend: the named warning
+/// attention_kernel_not_megatron, and nothing written.
+std::string megatronAttentionBackend(const TrainingSettings& t, Warnings& w);
+
+/// The attention settings an AttnBackend value stands for; false for a value that is not one.
+/// auto is the default kernel; unfused and local (Megatron's own unfused DotProductAttention)
+/// are flash_attention false.
+bool readMegatronAttentionBackend(std::string_view value, TrainingSettings& t);
+
 /// Shortest text of a double that reads back the same ("0.1", "1e-05").
 std::string formatNumber(double v);
 

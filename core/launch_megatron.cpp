@@ -186,8 +186,8 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
         a.opt("--recompute-method", "uniform");
         a.opt("--recompute-num-layers", 1);
     }
-    if (!t.flash_attention)
-        a.opt("--attention-backend", "unfused");
+    if (const std::string backend = megatronAttentionBackend(t, w); !backend.empty())
+        a.opt("--attention-backend", backend);
     a.opt("--optimizer", std::string(toString(t.optimizer)));
     if (t.dropout) {
         const std::string d = *t.dropout ? formatNumber(kMegatronDefaultDropout) : "0";

@@ -64,6 +64,11 @@ constexpr std::array<std::pair<AttentionKernel, std::string_view>, 4> kAttention
      {AttentionKernel::Flash2, "flash2"},
      {AttentionKernel::Fused, "fused"},
      {AttentionKernel::Triton, "triton"}}};
+constexpr std::array<std::pair<CrossEntropy, std::string_view>, 4> kCrossEntropies{
+    {{CrossEntropy::Default, "default"},
+     {CrossEntropy::Megatron, "megatron"},
+     {CrossEntropy::Eager, "eager"},
+     {CrossEntropy::Fused, "fused"}}};
 constexpr std::array<std::pair<Fp8Recipe, std::string_view>, 6> kFp8Recipes{
     {{Fp8Recipe::Default, "default"},
      {Fp8Recipe::Delayed, "delayed"},
@@ -114,6 +119,11 @@ std::string_view toString(AttentionKernel v)
 {
     return nameOf(kAttentionKernels, v);
 }
+
+std::string_view toString(CrossEntropy v)
+{
+    return nameOf(kCrossEntropies, v);
+}
 std::optional<Schedule> parseSchedule(std::string_view s)
 {
     return valueOf(kSchedules, s);
@@ -146,6 +156,11 @@ std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view s)
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view s)
 {
     return valueOf(kAttentionKernels, s);
+}
+
+std::optional<CrossEntropy> parseCrossEntropy(std::string_view s)
+{
+    return valueOf(kCrossEntropies, s);
 }
 
 std::string_view toString(Fp8Recipe v)

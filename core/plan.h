@@ -67,6 +67,18 @@ enum class ReshardAfterForward
     Never,
 };
 
+/// Which kernel computes the loss over the vocabulary (training.cross_entropy; docs/model.md
+/// "Cross-entropy kernels"). The bytes each streams per logit are FrameworkConventions'.
+enum class CrossEntropy
+{
+    Default, ///< the framework's own: Megatron-LM and Megatron-DeepSpeed VocabParallelCrossEntropy,
+             ///< FSDP (torchtitan) PyTorch's cross_entropy on fp32 logits
+    Megatron, ///< megatron/core/tensor_parallel/cross_entropy.py VocabParallelCrossEntropy
+    Eager,    ///< torch.nn.functional.cross_entropy(logits.float(), ...), unfused
+    Fused,    ///< one fused kernel per pass (flash-attn losses/cross_entropy.py, llm-foundry's
+              ///< default loss_fn 'fused_crossentropy')
+};
+
 /// Which flash-attention kernel runs the attention core (training.attention_kernel; docs/model.md
 /// "Attention kernels"). Only read with training.flash_attention true.
 enum class AttentionKernel
@@ -151,6 +163,8 @@ struct TrainingSettings
     bool flash_attention = true;
     /// The flash kernel; default = the framework's own (AttentionKernel).
     AttentionKernel attention_kernel = AttentionKernel::Default;
+    /// The loss kernel; default = the framework's own (CrossEntropy).
+    CrossEntropy cross_entropy = CrossEntropy::Default;
     Optimizer optimizer = Optimizer::Adam;
     Framework framework = Framework::Megatron;
     /// The framework overlaps the DP gradient reduction with the backward (bucketed DDP, the
@@ -191,6 +205,7 @@ std::string_view toString(MoeDispatcher); ///< "default", "allgather", "alltoall
 std::string_view toString(CpComm);        ///< "default", "p2p", "all-gather", "a2a"
 std::string_view toString(ReshardAfterForward);
 std::string_view toString(AttentionKernel); ///< "default", "flash2", "fused", "triton"
+std::string_view toString(CrossEntropy);    ///< "default", "megatron", "eager", "fused"
 /// "default", "delayed", "tensorwise", "rowwise", "rowwise_with_gw_hp", "mxfp8"
 std::string_view toString(Fp8Recipe);
 std::optional<Schedule> parseSchedule(std::string_view);
@@ -202,6 +217,7 @@ std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view);
 std::optional<CpComm> parseCpComm(std::string_view);
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view);
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view);
+std::optional<CrossEntropy> parseCrossEntropy(std::string_view);
 std::optional<Fp8Recipe> parseFp8Recipe(std::string_view);
 
 } // namespace paralens

@@ -254,7 +254,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     // The attention half of tpComm() when the dispatcher replaces the MLP's TP collectives.
     sm.moe_tp_share = sc.model.isMoe() && !moeLayerKeepsMlpTpComm(sc) ? 0.5 : 1.0;
     const std::int64_t vpad = paddedVocab(sc.model.vocab, pl.tp, kc.vocab_divisible_by);
-    sm.head = headTimes(d, k, vpad);
+    sm.head = headTimes(d, k, vpad, *in.framework);
     if (sc.model.mtp_layers > 0) {
         sm.mtp_moe = sc.model.mtpIsMoe();
         sm.mtp_extra = mtpProjectionTimes(d, k);

@@ -183,10 +183,59 @@ private slots:
         TrainingSettings tr = fsdp(true);
         const ModelSpec m = llama8b();
         const Dims d = dimsFor(m, tr, ParallelPlan{});
-        const StageTimes bf = headTimes(d, kernels(false), 128256);
-        const StageTimes f8 = headTimes(d, kernels(true), 128256);
+        const FrameworkConventions fw = conventions(tr, ParallelPlan{});
+        const StageTimes bf = headTimes(d, kernels(false), 128256, fw);
+        const StageTimes f8 = headTimes(d, kernels(true), 128256, fw);
         QVERIFY_CLOSE(f8.forward_seconds, bf.forward_seconds, 1e-12);
         QVERIFY_CLOSE(f8.backward_seconds, bf.backward_seconds, 1e-12);
+    }
+
+    void lossBytesFollowEachImplementationsPasses()
+    {
+        // Hand counts per logit (docs/formulas.md §2.6): Megatron's VocabParallelCrossEntropy
+        // float 6 + max 4 + subtract 8 + exp 8 + sum 4 + divide 8 = 38 forward, multiply 8 +
+        // cast 6 = 14 backward; PyTorch's eager cross_entropy float 6 + log_softmax 16 = 22,
+        // zero-filled NLL gradient 4 + log_softmax backward 16 + cast 6 = 26; flash-attn's fused
+        // kernel 2 and 4.
+        const ModelSpec m = llama8b();
+        const double vocab = 128256;
+        struct Case
+        {
+            Framework framework;
+            CrossEntropy kind;
+            double forward, backward;
+        };
+        const Case cases[] = {{Framework::Megatron, CrossEntropy::Default, 38, 14},
+                              {Framework::DeepSpeed, CrossEntropy::Default, 38, 14},
+                              {Framework::FSDP, CrossEntropy::Default, 22, 26},
+                              {Framework::Megatron, CrossEntropy::Eager, 22, 26},
+                              {Framework::FSDP, CrossEntropy::Megatron, 38, 14},
+                              {Framework::FSDP, CrossEntropy::Fused, 2, 4},
+                              {Framework::Megatron, CrossEntropy::Fused, 2, 4}};
+        for (const Case& c : cases) {
+            TrainingSettings tr;
+            tr.framework = c.framework;
+            tr.cross_entropy = c.kind;
+            const Dims d = dimsFor(m, tr, ParallelPlan{});
+            const FrameworkConventions fw = conventions(tr, ParallelPlan{});
+            const StageTimes t = headTimes(d, kernels(), std::int64_t(vocab), fw);
+            // The LM head GEMM alone: the same call with a loss that streams nothing.
+            FrameworkConventions none = fw;
+            none.loss_bytes_forward = none.loss_bytes_backward = 0;
+            const StageTimes g = headTimes(d, kernels(), std::int64_t(vocab), none);
+            const double logits = d.tokens * vocab;
+            QVERIFY_CLOSE(t.forward_seconds - g.forward_seconds, c.forward * logits / 1e12, 1e-9);
+            QVERIFY_CLOSE(t.backward_seconds - g.backward_seconds, c.backward * logits / 1e12,
+                          1e-9);
+            QVERIFY_CLOSE(t.weight_seconds, g.weight_seconds, 1e-12);
+        }
+        // Memory: the fused kernel keeps one fp32 copy's bytes, the others their own.
+        TrainingSettings fused;
+        fused.framework = Framework::FSDP;
+        fused.cross_entropy = CrossEntropy::Fused;
+        QCOMPARE(conventions(fused, ParallelPlan{}).loss_logit_copies, 1.0);
+        fused.cross_entropy = CrossEntropy::Default;
+        QCOMPARE(conventions(fused, ParallelPlan{}).loss_logit_copies, 3.0);
     }
 
     void kernelsPerLayerFollowTheFrameworksOps()

@@ -109,6 +109,13 @@ std::vector<std::pair<const char*, Scenario>> megatronPlans()
         s.parallel.moe_dispatcher = MoeDispatcher::Default;
         out.push_back({"llama3-8b offload sgd", s});
     }
+    // The flash kernels Megatron-Core's AttnBackend names: flash and fused.
+    for (AttentionKernel k : {AttentionKernel::Flash2, AttentionKernel::Fused}) {
+        Scenario s = base("llama3-8b", 8, Framework::Megatron);
+        s.parallel.zero = 1;
+        s.training.attention_kernel = k;
+        out.push_back({k == AttentionKernel::Flash2 ? "llama3-8b flash2" : "llama3-8b fused", s});
+    }
     return out;
 }
 
@@ -532,6 +539,53 @@ private slots:
         for (const char* id : {"schedule_unsupported", "zero1_unsupported", "optimizer_unsupported",
                                "no_torchtitan_flavor"})
             QVERIFY2(hasWarning(tt, id), id);
+    }
+
+    // training.attention_kernel is Megatron-Core's AttnBackend (megatron/core/transformer/
+    // enums.py): flash2 is `flash`, fused `fused`, default not written (`auto`), no flash
+    // attention `unfused`; triton has no backend and is a named warning, read back as default.
+    void attentionKernelIsMegatronsAttnBackend()
+    {
+        const std::pair<AttentionKernel, const char*> kernels[] = {
+            {AttentionKernel::Flash2, "flash"},
+            {AttentionKernel::Fused, "fused"},
+            {AttentionKernel::Default, nullptr},
+            {AttentionKernel::Triton, nullptr},
+        };
+        for (const auto& [kernel, backend] : kernels) {
+            Scenario s = base("llama3-8b", 8, Framework::Megatron);
+            s.parallel.zero = 1;
+            s.training.attention_kernel = kernel;
+            const LaunchConfig m = megatronLaunch(s);
+            const LaunchConfig b = bridgeLaunch(s);
+            const std::string& mt = m.files[0].text;
+            const std::string& bt = b.files[0].text;
+            if (backend) {
+                QVERIFY(mt.find(std::string("--attention-backend ") + backend + " ") !=
+                            std::string::npos ||
+                        mt.find(std::string("--attention-backend ") + backend + "\n") !=
+                            std::string::npos);
+                QVERIFY(bt.find(std::string("model.attention_backend=") + backend) !=
+                        std::string::npos);
+            } else {
+                QVERIFY(mt.find("--attention-backend") == std::string::npos);
+                QVERIFY(bt.find("model.attention_backend") == std::string::npos);
+            }
+            const bool triton = kernel == AttentionKernel::Triton;
+            QCOMPARE(hasWarning(m, "attention_kernel_not_megatron"), triton);
+            QCOMPARE(hasWarning(b, "attention_kernel_not_megatron"), triton);
+            for (const LaunchConfig* c : {&m, &b}) {
+                const TrainingSettings back = roundTrip(*c).scenario.training;
+                QVERIFY(back.flash_attention);
+                QVERIFY(back.attention_kernel == (triton ? AttentionKernel::Default : kernel));
+            }
+        }
+        Scenario u = base("llama3-8b", 8, Framework::Megatron);
+        u.training.flash_attention = false;
+        QVERIFY(megatronLaunch(u).files[0].text.find("--attention-backend unfused") !=
+                std::string::npos);
+        QVERIFY(bridgeLaunch(u).files[0].text.find("model.attention_backend=unfused") !=
+                std::string::npos);
     }
 
     // The identity scenario -> launch config -> scenario, every framework, every plan of the

@@ -302,12 +302,29 @@ private slots:
             {"model.num_layers=100000000 model.hidden_size=8 model.num_attention_heads=2",
              "model.num_layers: 100000000 is out of bounds"},
             {"model.cp_comm_type=ring", "model.cp_comm_type: 'ring' is not p2p, allgather or a2a"},
+            {"model.attention_backend=flash3",
+             "model.attention_backend: 'flash3' is not flash, fused, unfused, local or auto"},
             {"model.hidden_dropout=0x1p3z", "model.hidden_dropout: '0x1p3z' is not a number"},
             {"train.global_batch_size=-8", "train.global_batch_size: -8 is out of bounds"},
         };
         for (const auto& [tail, want] : cases)
             QVERIFY_CONTAINS(errorOf(head + tail), QString(want));
         QVERIFY(errorOf(head + "model.tensor_model_parallel_size=2").isEmpty());
+    }
+
+    // --attention-backend takes Megatron-Core's AttnBackend names only; another is named.
+    void megatronAttentionBackendIsAnAttnBackend()
+    {
+        const std::string head = "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 32 "
+                                 "--hidden-size 4096 --num-attention-heads 32 "
+                                 "--ffn-hidden-size 14336 --seq-length 4096 --micro-batch-size 1 "
+                                 "--global-batch-size 8 --bf16 --attention-backend ";
+        const LaunchImportOptions o{"llama3-8b", ""};
+        QVERIFY_CONTAINS(errorOf(head + "triton", o),
+                         QString("--attention-backend: 'triton' is not flash, fused, unfused, "
+                                 "local or auto"));
+        for (const char* ok : {"flash", "fused", "unfused", "local", "auto"})
+            QVERIFY2(errorOf(head + ok, o).isEmpty(), qPrintable(errorOf(head + ok, o)));
     }
 
     // JSON launch files (DeepSpeed): a key given twice and nesting a hundred thousand deep are

@@ -53,6 +53,8 @@ private slots:
             {"reference/llama3-2024-table4.json", 3},
             {"reference/narayanan2021-table1.json", 10},
             {"reference/narayanan2021-table2.json", 12},
+            {"reference/narayanan2021-sec5.json", 1},       // §5.1: GPT-3 175B on 1,024 A100
+            {"reference/megatron-core-moe-readme.json", 1}, // Mixtral 8x7B, 468 TFLOP/s
             // Dec 2024 Tables 1-6: 3 + 4 + 3 + 2 + 2 + 4; June 2025: 2 models x 3 precisions x
             // (vanilla, async) TP.
             {"reference/torchtitan-h100.paralens-runs.json", 18 + 12},

@@ -258,6 +258,37 @@ private slots:
         QVERIFY(errorOf(R"({"training": {"fp8_recipe": "blockwise"}})").contains("fp8_recipe"));
     }
 
+    void crossEntropyRoundTrips()
+    {
+        Scenario s = parseScenario(R"({"training": {"framework": "fsdp"}})", "s.json");
+        QVERIFY(s.training.cross_entropy == CrossEntropy::Default);
+        QVERIFY(!scenarioToJson(s)["training"].contains("cross_entropy"));
+        const std::pair<const char*, CrossEntropy> values[] = {{"default", CrossEntropy::Default},
+                                                               {"megatron", CrossEntropy::Megatron},
+                                                               {"eager", CrossEntropy::Eager},
+                                                               {"fused", CrossEntropy::Fused}};
+        for (const auto& [name, kind] : values) {
+            const Scenario r = parseScenario(
+                std::string(R"({"training": {"cross_entropy": ")") + name + "\"}}", "s.json");
+            QVERIFY(r.training.cross_entropy == kind);
+            const Scenario back = parseScenario(scenarioToText(r), "back.json");
+            QVERIFY(back == r);
+            if (kind != CrossEntropy::Default)
+                QCOMPARE(scenarioToJson(back)["training"]["cross_entropy"].get<std::string>(),
+                         std::string(name));
+        }
+        Scenario t = s;
+        t.training.cross_entropy = CrossEntropy::Fused;
+        QVERIFY(!(t == s));
+        std::string field;
+        const QString bad = errorOf(R"({"training": {"cross_entropy": "liger"}})", &field);
+        QVERIFY2(bad.contains("'liger'"), qPrintable(bad));
+        QVERIFY2(bad.contains("default, megatron, eager, fused"), qPrintable(bad));
+        QCOMPARE(field, std::string("training.cross_entropy"));
+        QVERIFY(
+            errorOf(R"({"training": {"cross_entropy": 1}})").contains("training.cross_entropy"));
+    }
+
     void attentionKernelRoundTrips()
     {
         // Omitted: default (the framework's kernel), and not written back.
