@@ -714,7 +714,7 @@ nlohmann::ordered_json hfPresetJson(const HfImport& imp, const std::string& id,
     p["source"] = "Hugging Face config.json (" + file + ", " + imp.architecture +
                   "), read by paralens import-model";
     for (const char* key : {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                            "vocab", "gated_mlp", "tied_embeddings", "moe", "mla"})
+                            "vocab", "gated_mlp", "tied_embeddings", "mtp_layers", "moe", "mla"})
         if (spec.contains(key))
             p[key] = spec[key];
     nlohmann::ordered_json sources = nlohmann::ordered_json::object();

@@ -55,7 +55,8 @@ private slots:
             run({"import-model", kHf + "deepseek-v3.json", "--id", "my-dsv3", "--out", out});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("wrote " + out));
-        QVERIFY(r.out.contains("671.03 B parameters (37.55 B active) + 11.61 B in 1 MTP module(s)"));
+        QVERIFY(
+            r.out.contains("671.03 B parameters (37.55 B active) + 11.61 B in 1 MTP module(s)"));
         QVERIFY(!r.out.contains("note: num_nextn_predict_layers"));
         const Result list = run({"presets", "--json", "--presets", dir.filePath("mine")});
         QCOMPARE(list.code, 0);

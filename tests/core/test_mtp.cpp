@@ -168,8 +168,8 @@ private slots:
         for (int r = 0; r < 4; ++r) {
             QCOMPARE(a.est.stages[std::size_t(r)].mtp_layers, r == head ? 1 : 0);
             if (r == head) {
-                QVERIFY(sa[std::size_t(r)].busy_seconds > sb[std::size_t(r)].busy_seconds +
-                                                              0.9 * perLayer);
+                QVERIFY(sa[std::size_t(r)].busy_seconds >
+                        sb[std::size_t(r)].busy_seconds + 0.9 * perLayer);
                 QVERIFY(a.est.stages[std::size_t(r)].parameters >
                         b.est.stages[std::size_t(r)].parameters);
                 QVERIFY(a.est.stages[std::size_t(r)].activations >
@@ -266,9 +266,9 @@ private slots:
         for (LaunchFramework f : {LaunchFramework::Megatron, LaunchFramework::MegatronBridge}) {
             const LaunchConfig cfg = launchConfig(s, f);
             const std::string& text = cfg.files.front().text;
-            QVERIFY(text.find(f == LaunchFramework::Megatron ? "--mtp-num-layers 1"
-                                                             : "model.mtp_num_layers=1") !=
-                    std::string::npos);
+            QVERIFY(text.find(f == LaunchFramework::Megatron
+                                  ? "--mtp-num-layers 1"
+                                  : "model.mtp_num_layers=1") != std::string::npos);
             for (const auto& w : cfg.warnings)
                 QVERIFY(w.id != "mtp_unsupported");
             const LaunchImport in = importLaunch(text, cfg.files.front().name);
