@@ -469,15 +469,19 @@ void MainWindow::showEvaluation(const Evaluation& e, bool immediate)
         m_status->setToolTip(reason);
     }
     m_compare->update(e);
+    // Immediate: each chart is replotted into its buffer now and only marked for painting;
+    // updateNow() then paints the window once (one backing-store sync for every view, where
+    // an immediate refresh per chart would sync and flush the whole window once per chart).
     for (ChartView* c : charts())
-        c->plot()->replot(immediate ? QCustomPlot::rpImmediateRefresh
-                                    : QCustomPlot::rpQueuedReplot);
+        c->plot()->replot(immediate ? QCustomPlot::rpQueuedRefresh : QCustomPlot::rpQueuedReplot);
     emit viewsUpdated();
 }
 
 void MainWindow::updateNow()
 {
     showEvaluation(m_evaluator->evaluateNow(m_doc->scenario()), true);
+    // A synchronous repaint syncs every dirty region of the window: the charts replotted
+    // above, the headline, the panel's edited controls.
     m_headline->repaint();
 }
 

@@ -16,6 +16,15 @@
 namespace paralens {
 namespace {
 
+/// The dock's column at the content's width (its sizeHint, with the scroll bar's room), up to
+/// 40 % of the window.
+void fitDockWidth(QMainWindow* window, QDockWidget* dock, QWidget* content)
+{
+    const int wanted =
+        content->sizeHint().width() + dock->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
+    window->resizeDocks({dock}, {std::min(wanted, window->width() * 2 / 5)}, Qt::Horizontal);
+}
+
 QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title,
                      const QString& name, QMenu* menu, const QKeySequence& shortcut)
 {
@@ -36,9 +45,7 @@ QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title
         if (!on || dock->isFloating() || dock->property("sized").toBool())
             return;
         dock->setProperty("sized", true);
-        const int wanted = content->sizeHint().width() +
-                           dock->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
-        window->resizeDocks({dock}, {std::min(wanted, window->width() * 2 / 5)}, Qt::Horizontal);
+        fitDockWidth(window, dock, content);
     });
     QAction* toggle = dock->toggleViewAction();
     toggle->setShortcut(shortcut);
@@ -69,6 +76,21 @@ PlanDocks::PlanDocks(MainWindow* window, Document* doc, QMenu* toolsMenu)
                 follow(); // catch up with the edits made while hidden
         });
     connect(m_window, &MainWindow::viewsUpdated, this, &PlanDocks::onEvaluated);
+    // The map's first drawing after the dock opens: where its cells are too narrow for their
+    // numbers (the dock opened before the window grew or its font was scaled up, or the map
+    // has more columns than the scenario's first guess), the column widens to what they need,
+    // once per opening, so that a width the user chose afterwards stays.
+    connect(m_map, &PlanMapView::mapReady, this, [this] {
+        if (!m_mapDock->isVisible() || m_mapDock->isFloating() ||
+            m_mapDock->property("widened").toBool() || m_map->drawsAllCellTexts())
+            return;
+        m_mapDock->setProperty("widened", true);
+        fitDockWidth(m_window, m_mapDock, m_map);
+    });
+    connect(m_mapDock, &QDockWidget::visibilityChanged, this, [this](bool on) {
+        if (!on)
+            m_mapDock->setProperty("widened", false);
+    });
     follow();
 }
 

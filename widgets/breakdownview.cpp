@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/breakdownview.h"
+#include "widgets/legenditem.h"
 #include "widgets/palette.h"
 #include "widgets/units.h"
 
@@ -169,6 +170,7 @@ BreakdownView::BreakdownView(QWidget* parent) : ChartView(parent)
     m_stepLabel->setVisible(false);
 
     connect(p, &QCustomPlot::mouseMove, this, &BreakdownView::onMouseMove);
+    cacheLegendItems(p->legend);
     applyColors();
 }
 
@@ -203,7 +205,7 @@ void BreakdownView::setBaseline(const Estimate* baseline)
         m_ghost->setData(QVector<double>{kCriticalRow + 0.42}, QVector<double>{v}, true);
         if (plot()->xAxis->range().upper < v * 1.08)
             plot()->xAxis->setRange(0, v * 1.08);
-        m_ghost->addToLegend();
+        addToLegend(m_ghost);
     } else {
         m_ghost->removeFromLegend();
     }
@@ -242,7 +244,7 @@ void BreakdownView::setEstimate(const Estimate& estimate)
         if (!isHiddenSegment(seg)) {
             const double hiddenSeconds = hiddenTwin(seg) != seg ? secondsOf(t, hiddenTwin(seg)) : 0;
             if (v > 0 || hiddenSeconds > 0)
-                bars->addToLegend();
+                addToLegend(bars);
             else
                 bars->removeFromLegend();
         }

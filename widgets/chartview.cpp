@@ -65,6 +65,10 @@ ChartView::ChartView(QWidget* parent) : QWidget(parent)
     m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
     m_plot->setFocusPolicy(Qt::StrongFocus);
     m_plot->setMinimumSize(200, 120);
+    // A replot marks the plot for painting (QWidget::update) instead of repainting it at once:
+    // an immediate repaint syncs and flushes the whole window for each chart replotted, where
+    // the event loop paints every chart that changed together (issue 16).
+    m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
     m_layout->addWidget(m_plot, 1);
     connect(m_plot, &QWidget::customContextMenuRequested, this, &ChartView::showContextMenu);
     m_plot->installEventFilter(new KeepHoverTip(this));
@@ -153,7 +157,14 @@ void ChartView::fitTitle(int width)
                     std::max({widest, e->outerRect().width(), e->minimumOuterSizeHint().width()});
         beside += widest + grid->columnSpacing();
     }
-    const QString text = wrapText(m_titleText, fm, std::max(40, width - beside - 16));
+    const int room = std::max(40, width - beside - 16);
+    // Every replot comes through here: the wrapping is measured again only when the title,
+    // its font or its room changed.
+    if (m_wrapped.room == room && m_wrapped.text == m_titleText &&
+        m_wrapped.font == m_title->font() && m_wrapped.wrapped == m_title->text())
+        return;
+    const QString text = wrapText(m_titleText, fm, room);
+    m_wrapped = {m_titleText, m_title->font(), room, text};
     if (text != m_title->text())
         m_title->setText(text);
 }

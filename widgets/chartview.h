@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include <QFont>
 #include <QFontMetrics>
 #include <QWidget>
 
@@ -91,6 +92,13 @@ private:
     QCPItemText* m_message = nullptr;
     QCPTextElement* m_title = nullptr;
     QString m_titleText;
+    struct WrappedTitle
+    {
+        QString text; ///< the full title
+        QFont font;
+        int room = -1;
+        QString wrapped; ///< as set on the element
+    } m_wrapped;         ///< the last fitTitle() result
     bool m_sideLegend = false;
     bool m_exporting = false;
     QString m_invalidReason;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/ganttview.h"
 #include "widgets/ganttplot.h"
+#include "widgets/legenditem.h"
 #include "widgets/palette.h"
 #include "widgets/qt_text.h"
 #include "widgets/units.h"
@@ -124,6 +125,7 @@ GanttView::GanttView(QWidget* parent) : ChartView(parent)
         swatch->setPen(Qt::NoPen);
         m_swatches.push_back(swatch);
     }
+    cacheLegendItems(m_legend);
 
     // Cursor (workshop animation).
     m_cursor = new QCPItemStraightLine(p);
@@ -262,11 +264,19 @@ void GanttView::setTimeline(std::shared_ptr<const PipelineTimeline> timeline)
     // Legend: W only where the backward is split, the chunk shade only with chunks.
     const bool split = m_timeline->schedule.split_backward;
     const bool chunks = m_timeline->schedule.chunks > 1;
-    for (QCPBars* sw : m_swatches)
-        sw->removeFromLegend(m_legend);
+    QList<QCPAbstractPlottable*> wanted, shown;
     for (int i = 0; i < static_cast<int>(m_swatches.size()); ++i)
         if ((i != 2 || split) && (i != 4 || chunks))
-            m_swatches[i]->addToLegend(m_legend);
+            wanted << m_swatches[i];
+    for (QCPAbstractLegendItem* item : legendItems(m_legend))
+        if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(item))
+            shown << entry->plottable();
+    if (shown != wanted) { // the same entries stay (and keep their measured text)
+        for (QCPBars* sw : m_swatches)
+            sw->removeFromLegend(m_legend);
+        for (QCPAbstractPlottable* sw : std::as_const(wanted))
+            addToLegend(sw, m_legend);
+    }
     fitTimeRange();
     updateTimeUnit();
     m_selectedStage = std::clamp(m_selectedStage, 0, m_timeline->schedule.stages - 1);

@@ -53,8 +53,29 @@ public:
     QString accuracyNote() const;
 
     /// Figures per row: all six when they fit the width, else three or two rows of them.
+    /// The width alone sets it (each card as wide as its widest line at level 0).
     int columns() const { return m_columns; }
+    /// How tightly the cards are set, from the height the strip is given (never from its own
+    /// hints, so a change of level cannot change the strip's size): 0 = name, value and
+    /// delta on lines of their own; 1 = the delta (and the calibration badge) beside the value
+    /// (and the name); 2 = one line per card, the value at the text's size. A line too long
+    /// for its card ends in "…" and its tooltip has the whole of it.
+    int compactLevel() const { return m_level; }
+    static constexpr int kLevels = 3;
+    /// The height the cards need at a level and the current column count.
+    int heightAtLevel(int level) const;
+    /// The preferred size sets the cards at level 0, the least at level 2, both for the
+    /// current width's column count (the width, not the height, sets the rows).
+    QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
+    bool hasHeightForWidth() const override;
+    /// The labels of one card, for tests: name, value, delta (delta hidden when empty).
+    QFrame* card(Figure f) const { return m_cards[f]; }
+    QLabel* nameLabel(Figure f) const { return m_names[f]; }
+    QLabel* valueLabel(Figure f) const { return m_values[f]; }
+    QLabel* deltaLabel(Figure f) const { return m_deltas[f]; }
+    /// Resize events seen (a test checks that a change of level does not resize again).
+    int resizeCount() const { return m_resizes; }
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -64,6 +85,22 @@ private:
     void applyColors();
     void updateCalibration(bool calibrated);
     void reflow(int width);
+    void setLevel(int level);
+    void arrangeCard(int figure);
+    void applyValueFonts();
+    int widestCard() const;
+    int cardHeight(int level) const;
+    int rowsFor(int columns) const;
+    QSize valueSize(int figure, int level) const;
+    static QString shortName(Figure f);
+    static QMargins cardMargins(int level);
+    static int rowSpacing(int level);
+    static int textWidth(const QLabel* label, const QString& text);
+    static constexpr int kCardSpacing = 6; ///< between cards (pixels), as Qt's styles space widgets
+    void chooseLevel(const QSize& size);
+    int cardWidthAtLevel(int level) const;
+    void contentChanged();
+    void hintsChanged();
 
     QLabel* m_values[FigureCount] = {};
     QLabel* m_names[FigureCount] = {};
@@ -74,6 +111,11 @@ private:
     QFrame* m_cards[FigureCount] = {};
     QGridLayout* m_grid = nullptr;
     int m_columns = 0;
+    int m_level = 0;
+    int m_resizes = 0;
+    bool m_inResize = false;
+    QSize m_hint, m_minimumHint; ///< as the layout last learnt them
+    double m_figurePoints = 0; ///< the values' size at levels 0 and 1 (points)
     bool m_fits = true;
     bool m_valid = false;
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/memoryview.h"
+#include "widgets/legenditem.h"
 #include "widgets/palette.h"
 #include "widgets/units.h"
 
@@ -219,6 +220,7 @@ MemoryView::MemoryView(QWidget* parent) : ChartView(parent)
     m_capacityLabel->setVisible(false);
 
     connect(p, &QCustomPlot::mouseMove, this, &MemoryView::onMouseMove);
+    cacheLegendItems(p->legend);
     applyColors();
 }
 
@@ -259,19 +261,38 @@ void MemoryView::setBaseline(const Estimate* baseline)
     m_ghost->data()->clear();
     if (baseline) {
         QVector<double> keys, values;
-        double top = plot()->yAxis->range().upper;
         for (std::size_t s = 0; s < baseline->stages.size(); ++s) {
             keys << double(s);
             values << baseline->stages[s].total() / units::kGiB;
-            top = std::max(top, values.back() * 1.12);
         }
         m_ghost->setData(keys, values, true);
-        plot()->yAxis->setRange(0, top);
-        m_ghost->addToLegend();
+        addToLegend(m_ghost);
     } else {
         m_ghost->removeFromLegend();
     }
+    updateRanges();
     plot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryView::updateRanges()
+{
+    // The axes hold the current stages and a pinned baseline's, whichever has more (a
+    // baseline of more pipeline stages keeps its ghost bars past the current plan's last).
+    const int n = std::max(stageCount(), m_ghost->data()->size());
+    double top = m_capacityGiB;
+    for (int s = 0; s < stageCount(); ++s) {
+        double total = 0;
+        for (int part = 0; part < PartCount; ++part)
+            total += segmentGiB(static_cast<Part>(part), s);
+        top = std::max(top, total);
+    }
+    for (const QCPBarsData& ghost : *m_ghost->data())
+        top = std::max(top, ghost.value);
+    // 12 % headroom over the tallest bar or the capacity line, for the capacity label.
+    plot()->yAxis->setRange(0, top > 0 ? top * 1.12 : 1);
+    plot()->xAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
+    auto ticker = qSharedPointerCast<QCPAxisTickerFixed>(plot()->xAxis->ticker());
+    ticker->setTickStep(std::max(1.0, std::ceil(n / 16.0)));
 }
 
 double MemoryView::baselineGiB(int stage) const
@@ -299,7 +320,6 @@ void MemoryView::setEstimate(const Estimate& estimate, const Scenario& scenario)
     QVector<double> keys(n);
     for (int s = 0; s < n; ++s)
         keys[s] = s;
-    double top = 0;
     QVector<double> overKeys, overValues;
     for (int part = 0; part < PartCount; ++part) {
         QVector<double> values(n);
@@ -312,18 +332,13 @@ void MemoryView::setEstimate(const Estimate& estimate, const Scenario& scenario)
     m_capacityGiB = estimate.capacity_bytes / units::kGiB;
     for (int s = 0; s < n; ++s) {
         const double total = estimate.stages[static_cast<std::size_t>(s)].total() / units::kGiB;
-        top = std::max(top, total);
         if (estimate.capacity_bytes > 0 && total > m_capacityGiB) {
             overKeys << s;
             overValues << total;
         }
     }
     m_over->setData(overKeys, overValues, true);
-    top = std::max(top, m_capacityGiB);
-    plot()->yAxis->setRange(0, top > 0 ? top * 1.12 : 1);
-    plot()->xAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
-    auto ticker = qSharedPointerCast<QCPAxisTickerFixed>(plot()->xAxis->ticker());
-    ticker->setTickStep(std::max(1.0, std::ceil(n / 16.0)));
+    updateRanges();
 
     const bool hasCapacity = estimate.capacity_bytes > 0;
     m_capacityLine->setVisible(hasCapacity);
@@ -341,14 +356,14 @@ void MemoryView::setEstimate(const Estimate& estimate, const Scenario& scenario)
         for (const StageMemory& st : estimate.stages)
             any |= partBytes(st, static_cast<Part>(part)) > 0;
         if (any)
-            m_bars[static_cast<std::size_t>(part)]->addToLegend();
+            addToLegend(m_bars[static_cast<std::size_t>(part)]);
         else
             m_bars[static_cast<std::size_t>(part)]->removeFromLegend();
     }
     if (overKeys.isEmpty())
         m_over->removeFromLegend();
     else
-        m_over->addToLegend();
+        addToLegend(m_over);
 }
 
 QRectF MemoryView::capacityLabelRect() const

@@ -72,6 +72,7 @@ protected:
 private:
     bool m_narrow = false; ///< short legend names and capacity label (a narrow plot)
     void setCapacityText();
+    void updateRanges();
     void onMouseMove(QMouseEvent* event);
 
     std::array<QCPBars*, PartCount> m_bars{};

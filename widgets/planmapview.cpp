@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -140,6 +141,12 @@ PlanMapView::PlanMapView(QWidget* parent)
     m_outline->setLayer(QStringLiteral("legend"));
     palette::applyToPlot(p, palette());
     applyColors();
+    // Laid out, before drawing: the cells' texts as the new layout has room for them (a
+    // resize leaves adaptLayoutTo() only an estimate).
+    connect(p, &QCustomPlot::afterLayout, this, [this] {
+        if (!isExporting())
+            fitCellTexts(plot()->axisRect()->width());
+    });
     connect(p, &QCustomPlot::mouseMove, this, &PlanMapView::onMouseMove);
     connect(p, &QCustomPlot::mousePress, this, &PlanMapView::onMousePress);
     showMessage(tr("The plan map appears here."));
@@ -305,8 +312,7 @@ void PlanMapView::draw()
             hi = std::max(hi, c.best->tokens_per_second);
         }
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * (nx > 6 ? 0.8 : 0.9));
+    const QFont small = cellFont(nx);
     for (const PlanMapCell& c : m_map.cells) {
         const int x = indexOf(m_map.tp, c.tp), y = indexOf(m_map.pp, c.pp);
         data->setCell(x, y, c.best ? c.best->tokens_per_second : nan);
@@ -329,6 +335,57 @@ void PlanMapView::draw()
     p->replot();
 }
 
+QFont PlanMapView::cellFont(int columns) const
+{
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * (columns > 6 ? 0.8 : 0.9));
+    return small;
+}
+
+int PlanMapView::cellLabelWidth() const
+{
+    const int nx = int(m_map.tp.empty() ? planMapTpAxis(m_scenario).size() : m_map.tp.size());
+    const QFontMetrics fm(cellFont(nx));
+    if (m_labels.isEmpty()) // three digits and a unit (units::count), starred
+        return fm.horizontalAdvance(QStringLiteral("★ 88.8 M")) + 4;
+    int widest = 0;
+    for (const QCPItemText* label : m_labels)
+        widest = std::max(widest, fm.horizontalAdvance(label->text()));
+    return widest + 4; // as adaptLayoutTo() asks of a cell
+}
+
+bool PlanMapView::drawsAllCellTexts() const
+{
+    if (m_labels.isEmpty())
+        return false;
+    for (const QCPItemText* label : m_labels)
+        if (!label->visible())
+            return false;
+    return true;
+}
+
+QSize PlanMapView::sizeHint() const
+{
+    const QSize base = ChartView::sizeHint();
+    const int nx = int(m_map.tp.empty() ? planMapTpAxis(m_scenario).size() : m_map.tp.size());
+    if (nx == 0)
+        return base;
+    const int cells = nx * (cellLabelWidth() + 6);
+    // Beside the cells: the PP axis and its label, the colour scale with its tick labels and
+    // label, the paddings. As laid out last, where the map has been laid out; before that
+    // an estimate from the font.
+    int beside = 0;
+    if (const int rect = plot()->axisRect()->width(); rect > 0 && plot()->width() > rect)
+        beside = width() - rect;
+    else {
+        const QFontMetrics fm(font());
+        beside = 3 * fm.height() + fm.horizontalAdvance(QStringLiteral("888")) +
+                 fm.horizontalAdvance(QStringLiteral("88888 k")) + 80 +
+                 layoutBox()->contentsMargins().left() + layoutBox()->contentsMargins().right();
+    }
+    return {std::max(base.width(), cells + beside), base.height()};
+}
+
 // A narrow map (a dock on a small screen) draws only the numbers that fit their cells; the
 // colours and the hover still tell every cell.
 void PlanMapView::adaptLayoutTo(const QSize& size)
@@ -336,9 +393,22 @@ void PlanMapView::adaptLayoutTo(const QSize& size)
     const int nx = int(m_map.tp.size());
     if (nx == 0 || m_labels.isEmpty())
         return;
-    int rectWidth = plot()->axisRect()->width();
+    // The cells' width at `size`: the axis rect is laid out after this (in the replot), so its
+    // last width is that of the plot's last size; what lies beside it keeps its width.
+    const int lastRect = plot()->axisRect()->width();
+    const int lastPlot = plot()->plotLayout()->outerRect().width();
+    int rectWidth = lastRect > 0 && lastPlot > lastRect ? size.width() - (lastPlot - lastRect)
+                                                        : size.width() * 2 / 3;
     if (rectWidth <= 0)
         rectWidth = size.width() * 2 / 3;
+    fitCellTexts(rectWidth);
+}
+
+void PlanMapView::fitCellTexts(int rectWidth)
+{
+    const int nx = int(m_map.tp.size());
+    if (nx == 0 || m_labels.isEmpty() || rectWidth <= 0)
+        return;
     const double cell = double(rectWidth) / nx;
     for (QCPItemText* label : std::as_const(m_labels)) {
         const QFontMetrics fm(label->font());

@@ -38,6 +38,15 @@ public:
 
     QString chartId() const override { return QStringLiteral("planmap"); }
     QString chartTitle() const override;
+    /// Wide enough for every column's number (cellLabelWidth() each, the map's columns or,
+    /// before the first map, the columns core lists for the scenario) beside the PP axis and
+    /// the colour scale: the dock opens at this width (app/plandocks.cpp).
+    QSize sizeHint() const override;
+    /// The width a cell needs for its text in the cell font: the widest drawn text, or before
+    /// the first map a sample of the widest figure units::count() writes.
+    int cellLabelWidth() const;
+    /// Whether every cell's text is drawn (a narrow map leaves some to the hover).
+    bool drawsAllCellTexts() const;
 
     /// The scenario the map is for; recomputes when its problem changed and `active` (a hidden
     /// dock passes false and catches up when shown).
@@ -90,6 +99,8 @@ private:
     void onValueChosen();
     void onFinished(const Outcome& out);
     void draw();
+    QFont cellFont(int columns) const;
+    void fitCellTexts(int rectWidth); ///< shows the cells' texts that fit cells of this rect
     void drawOutline();
     void updateStatus();
     const PlanMapCell* cellAtPixel(const QPoint& pos) const;

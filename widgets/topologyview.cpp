@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/topologyview.h"
 #include "core/topology.h"
+#include "widgets/legenditem.h"
 #include "widgets/palette.h"
 
 #include <QComboBox>
@@ -166,13 +167,14 @@ void TopologyView::rebuild()
         const bool used = i < legendCount;
         g->setVisible(used);
         if (used) {
-            g->addToLegend();
+            addToLegend(g);
             const QColor c = palette::group(i, levels);
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, c, c, 9));
         } else {
             g->removeFromLegend();
         }
     }
+    cacheLegendItems(plot()->legend); // the entries QCustomPlot added for new graphs
     nameLegendEntries();
     plot()->legend->setVisible(legendCount > 0);
 }

@@ -127,6 +127,45 @@ private slots:
         doc->undoStack()->undo();
         QVERIFY(doc->scenario().parallel == before.parallel);
     }
+
+    /// Issue 16: on a 2560 × 1440 screen the Plan map's column takes the room its cells'
+    /// numbers need, also when the dock opened on the smaller first-start window (as
+    /// PARALENS_SHOW_DOCKS with PARALENS_WINDOW_SIZE=max does): every cell draws its text, and
+    /// each cell is at least as wide as that text in the font it is drawn in.
+    void aWideScreenMapShowsEveryCellsNumber()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        PlanDocks* docks = docksOf(w);
+        docks->planMapDock()->show();
+        w.resize(2560, 1440); // the font scales up (MainWindow::fontScaleFor: 1.45)
+        PlanMapView* map = docks->planMap();
+        QVERIFY(QTest::qWaitFor([&] { return !map->isComputing(); }, 120000));
+        QTest::qWait(50); // the widened column laid out
+        map->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(w.dockWidgetArea(docks->planMapDock()), Qt::RightDockWidgetArea);
+        QVERIFY(!map->map().cells.empty());
+        QVERIFY(map->drawsAllCellTexts());
+        const double cell = double(map->plot()->axisRect()->width()) / map->map().tp.size();
+        int checked = 0;
+        for (int i = 0; i < map->plot()->itemCount(); ++i) {
+            auto* label = qobject_cast<QCPItemText*>(map->plot()->item(i));
+            if (!label || !label->visible() || !label->clipToAxisRect())
+                continue; // the cells' labels are clipped to the map; the message is not
+            const int need = QFontMetrics(label->font()).horizontalAdvance(label->text());
+            QVERIFY2(need <= cell, qPrintable(QStringLiteral("%1: %2 px in a %3 px cell")
+                                                  .arg(label->text())
+                                                  .arg(need)
+                                                  .arg(cell)));
+            ++checked;
+        }
+        QCOMPARE(checked, int(map->map().cells.size()));
+        // Numbers, not only colour and dashes: the best cell shows its tokens/s.
+        const PlanMapCell& best = map->map().cells[*map->map().best];
+        QVERIFY(map->cellText(best.tp, best.pp).startsWith(QStringLiteral("★ ")));
+    }
 };
 
 QTEST_MAIN(TestPlanDocks)

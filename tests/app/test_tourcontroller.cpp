@@ -5,8 +5,9 @@
 // it: Page Down / Page Up always, arrows and space only while presenting. --tour-step opens
 // at a step and names a step out of range; while presenting each step brings its view
 // forward (the plan map's dock with the step's plan outlined); the caption strip holds its
-// whole text and little else at 1024×768 and 1920×1080; leaving the presentation (or closing
-// the tour while presenting) puts the splitters and docks back as they were.
+// whole text and little else at 1024×768 and 1920×1080, the headline's lines apart; leaving the
+// presentation (or closing the tour while presenting) puts the splitters and docks back as they
+// were.
 #include "app/compare.h"
 #include "app/document.h"
 #include "app/mainwindow.h"
@@ -15,6 +16,7 @@
 #include "app/workshop.h"
 #include "core/error.h"
 #include "core/scenario_io.h"
+#include "tests/widgets/headline_checks.h"
 #include "widgets/breakdownview.h"
 #include "widgets/ganttview.h"
 #include "widgets/memoryview.h"
@@ -452,6 +454,11 @@ private slots:
             QVERIFY2(caption->height() <= caption->heightForWidth(caption->width()) +
                                               caption->fontMetrics().height(),
                      qPrintable(where));
+            // The headline's cards (a ghosted baseline's deltas among them) never overprint.
+            if (w.headline()->isVisibleTo(&w)) {
+                const QString problems = testing::headlineOverprint(*w.headline());
+                QVERIFY2(problems.isEmpty(), qPrintable(where + QStringLiteral("\n") + problems));
+            }
             // The charts keep most of the window.
             QVERIFY2(strip->height() <= size.height() / 2,
                      qPrintable(QStringLiteral("%1: strip %2 px").arg(where).arg(strip->height())));

@@ -15,6 +15,7 @@
 #include "core/presets.h"
 #include "core/scenario_io.h"
 #include "core/validate.h"
+#include "tests/widgets/headline_checks.h"
 #include "widgets/controlpanel.h"
 #include "widgets/ganttview.h"
 #include "widgets/memoryview.h"
@@ -202,6 +203,48 @@ private slots:
     /// #4: with any one dock open (and Calibration after importing a log), or all of them, the
     /// window fits a 1024 × 768 screen: below 1280 pixels the tool docks are tabbed with the
     /// Scenario dock instead of taking a column of their own.
+    /// Compare on a 1024 × 768 screen (the window 1024 wide, and at its least width as a
+    /// first start makes it): the headline's cards with their deltas wrap onto more rows,
+    /// none of their lines overprints another, and the window still fits the screen. The
+    /// baseline has more pipeline stages than the current plan: the memory chart shows them all.
+    void compareFitsA1024PixelScreen()
+    {
+        Scenario baseline = loadScenarioFile(
+            PARALENS_SOURCE_DIR "/resources/examples/llama3-70b-64xh100.paralens.json");
+        Scenario current = baseline;
+        baseline.parallel.pp = 8;
+        baseline.parallel.dp = 1;
+        MainWindow w;
+        w.document()->reset(baseline);
+        w.resize(1024, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(settle(w));
+        w.comparison()->pin(w.shown());
+        w.document()->edit(current, QStringLiteral("parallel.pp"));
+        QVERIFY(settle(w));
+        QVERIFY(!w.headline()->deltaText(Headline::StepTime).isEmpty());
+        QTest::qWait(50); // the deferred font scaling
+        for (int width : {1024, w.minimumSizeHint().width()}) {
+            w.resize(width, 768);
+            QCoreApplication::processEvents();
+            const QString where = QStringLiteral("%1x%2, headline %3 columns at level %4")
+                                      .arg(w.width())
+                                      .arg(w.height())
+                                      .arg(w.headline()->columns())
+                                      .arg(w.headline()->compactLevel());
+            QVERIFY2(w.minimumSizeHint().height() <= 768,
+                     qPrintable(where + QStringLiteral(": least height ") +
+                                QString::number(w.minimumSizeHint().height())));
+            QVERIFY2(w.width() <= 1024 && w.height() <= 768, qPrintable(where));
+            const QString problems = testing::headlineOverprint(*w.headline());
+            QVERIFY2(problems.isEmpty(), qPrintable(where + QStringLiteral("\n") + problems));
+        }
+        QCOMPARE(w.memoryView()->stageCount(), 4);
+        QVERIFY(w.memoryView()->baselineGiB(7) > 0);
+        QVERIFY(w.memoryView()->plot()->xAxis->range().upper > 7);
+    }
+
     void everyDockFitsA1024PixelScreen_data()
     {
         QTest::addColumn<QString>("dock");

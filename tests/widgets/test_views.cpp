@@ -3,6 +3,7 @@
 // should, grey out with a reason, and recolour from the palette.
 #include "core/presets.h"
 #include "core/scenario_io.h"
+#include "tests/widgets/headline_checks.h"
 #include "widgets/breakdownview.h"
 #include "widgets/headline.h"
 #include "widgets/memoryview.h"
@@ -12,6 +13,7 @@
 
 #include <QTest>
 #include <QToolTip>
+#include <QVBoxLayout>
 #include <qcustomplot.h>
 
 using namespace paralens;
@@ -288,6 +290,145 @@ private slots:
         QVERIFY(h.valueText(Headline::Fits).contains(QStringLiteral("OOM")));
         h.setInvalid(QStringLiteral("parallel.tp = 3 must divide model.heads = 64"));
         QCOMPARE(h.valueText(Headline::StepTime), QStringLiteral("—"));
+    }
+
+    /// A baseline of more pipeline stages than the current plan: its ghost bars past the
+    /// current plan's last stage are on the chart too (the stage axis holds all of them), and
+    /// the value axis holds the tallest ghost; unpinned, the axis is the current plan's again.
+    void memoryGhostShowsEveryBaselineStage()
+    {
+        MemoryView view;
+        view.resize(700, 400);
+        const Estimate current = twoStages(); // stages 0 and 1, the tallest 96.5 GiB
+        Estimate baseline = twoStages();
+        StageMemory extra = baseline.stages[0];
+        extra.activations = 90 * units::kGiB; // 136.5 GiB: the tallest of all
+        for (int s = 2; s < 4; ++s) {
+            extra.stage = s;
+            baseline.stages.push_back(extra);
+        }
+        for (bool baselineFirst : {false, true}) {
+            if (baselineFirst) {
+                view.setBaseline(&baseline);
+                view.setEstimate(current, defaultScenario());
+            } else {
+                view.setEstimate(current, defaultScenario());
+                view.setBaseline(&baseline);
+            }
+            view.plot()->replot();
+            QCOMPARE(view.stageCount(), 2);
+            QCOMPARE(view.baselineGiB(3), 136.5);
+            const QCPRange x = view.plot()->xAxis->range();
+            QVERIFY2(x.lower <= -0.45 && x.upper >= 3.45,
+                     qPrintable(QStringLiteral("%1..%2").arg(x.lower).arg(x.upper)));
+            QVERIFY(view.plot()->yAxis->range().upper > 136.5);
+        }
+        view.setBaseline(nullptr);
+        QVERIFY(view.plot()->xAxis->range().upper < 2);
+        QVERIFY(view.plot()->yAxis->range().upper < 136.5);
+    }
+
+    /// The strip in a column above a chart, as in the window: whatever height the column
+    /// leaves it (from its least to more than it wants) and at a narrow, middle and wide
+    /// width, with compare deltas and the calibration badge, no line overprints another.
+    void headlineNeverOverprints_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<double>("points");
+        for (int width : {420, 560, 800, 1500})
+            for (double points : {9.0, 12.0, 16.0})
+                QTest::addRow("%d px, %g pt", width, points) << width << points;
+    }
+
+    void headlineNeverOverprints()
+    {
+        QFETCH(int, width);
+        QFETCH(double, points);
+        QWidget window;
+        QFont font = window.font();
+        font.setPointSizeF(points);
+        window.setFont(font);
+        auto* column = new QVBoxLayout(&window);
+        auto* h = new Headline(&window);
+        auto* chart = new QWidget(&window);
+        chart->setMinimumHeight(100);
+        chart->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+        column->addWidget(h);
+        column->addWidget(chart, 1);
+        Estimate e = twoStages();
+        e.calibrated = true;
+        h->setEstimate(e);
+        h->setDelta(Headline::StepTime, QStringLiteral("−0.12 s (−5.0 %) vs baseline"));
+        h->setDelta(Headline::TokensPerSecond, QStringLiteral("+6.1 k vs baseline"));
+        h->setDelta(Headline::Mfu, QStringLiteral("+2.1 pt vs baseline"));
+        h->setDelta(Headline::PeakMemory, QStringLiteral("−12.5 GiB vs baseline"));
+        window.resize(width, 600);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCoreApplication::processEvents();
+        const int least = window.minimumSizeHint().height();
+        const int most = h->sizeHint().height() + 100 + 2 * column->contentsMargins().top() + 40;
+        QSet<int> levels;
+        for (int height = least; height <= most; height += 3) {
+            window.resize(width, height);
+            QCoreApplication::processEvents();
+            const QString where = QStringLiteral("%1x%2 (%3 columns, level %4, strip %5 px)")
+                                      .arg(window.width())
+                                      .arg(window.height())
+                                      .arg(h->columns())
+                                      .arg(h->compactLevel())
+                                      .arg(h->height());
+            const QString problems = testing::headlineOverprint(*h);
+            QVERIFY2(problems.isEmpty(), qPrintable(where + QStringLiteral("\n") + problems));
+            levels << h->compactLevel();
+        }
+        // Given its preferred height, the strip sets every line apart; the least is the
+        // tightest level, and the wide strip has all six in one row.
+        QVERIFY(levels.contains(0) ||
+                width <= 560); // narrower: the large values need two columns' width
+        QVERIFY(levels.contains(Headline::kLevels - 1) || h->columns() == Headline::FigureCount);
+        if (width >= 1500 && points <= 9)
+            QCOMPARE(h->columns(), int(Headline::FigureCount));
+        // The delta and the badge are still there at every level (whole in deltaText()).
+        QCOMPARE(h->deltaText(Headline::Mfu), QStringLiteral("+2.1 pt vs baseline"));
+        QVERIFY(!h->calibrationText().isEmpty());
+    }
+
+    /// A change of level changes the cards, not the strip's size: one resize of the window
+    /// resizes the strip once, and the level follows from the height given alone.
+    void headlineLevelDoesNotResizeAgain()
+    {
+        QWidget window;
+        auto* column = new QVBoxLayout(&window);
+        auto* h = new Headline(&window);
+        auto* chart = new QWidget(&window);
+        chart->setMinimumHeight(100);
+        chart->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+        column->addWidget(h);
+        column->addWidget(chart, 1);
+        h->setEstimate(twoStages());
+        h->setDelta(Headline::StepTime, QStringLiteral("−0.12 s (−5.0 %) vs baseline"));
+        window.resize(500, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCoreApplication::processEvents();
+        QCOMPARE(h->compactLevel(), 0);
+        const QSize hint = h->sizeHint();
+        const QSize least = h->minimumSizeHint();
+        QVERIFY(least.height() < hint.height());
+        for (int level = Headline::kLevels - 1; level >= 0; --level) {
+            // The height the column leaves the strip: just what the level needs.
+            const int strip = h->heightAtLevel(level);
+            const int before = h->resizeCount();
+            window.resize(500, window.minimumSizeHint().height() - least.height() + strip);
+            QCoreApplication::processEvents();
+            QCOMPARE(h->height(), strip);
+            QCOMPARE(h->compactLevel(), level);
+            QVERIFY2(h->resizeCount() - before <= 1,
+                     qPrintable(QString::number(h->resizeCount() - before)));
+            QCOMPARE(h->sizeHint(), hint); // whatever the level
+            QCOMPARE(h->minimumSizeHint(), least);
+        }
     }
 
     void invalidClearsDataAndShowsReason()
