@@ -115,7 +115,7 @@ private:
     int m_resizes = 0;
     bool m_inResize = false;
     QSize m_hint, m_minimumHint; ///< as the layout last learnt them
-    double m_figurePoints = 0; ///< the values' size at levels 0 and 1 (points)
+    double m_figurePoints = 0;   ///< the values' size at levels 0 and 1 (points)
     bool m_fits = true;
     bool m_valid = false;
 };
