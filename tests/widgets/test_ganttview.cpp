@@ -345,9 +345,11 @@ private slots:
         GanttView view;
         view.resize(700, 380);
         view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 1.0, 2.0, 0.0));
-        view.setBaseline(makeTimeline(Schedule::OneF1B, 8, 16, 1, 1.0, 2.0, 0.0));
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        // The baseline lane is laid out for the first time in this one paint.
+        view.setBaseline(makeTimeline(Schedule::OneF1B, 8, 16, 1, 1.0, 2.0, 0.0));
         view.plot()->replot(QCustomPlot::rpImmediateRefresh);
         auto check = [](QCPAxis* y, int rows, bool mustThin) {
             const QFontMetrics fm(y->tickLabelFont());
