@@ -205,6 +205,13 @@ void GanttView::rebuildLayout()
     if (lane)
         grid->addElement(row++, 0, m_laneRect);
     grid->addElement(row++, 0, m_legend);
+    // The chart's font reaches only the rects in the layout (ChartView::applyFonts): a lane
+    // taken out then put back takes the current one's, or its labels stand larger.
+    for (QCPAxisRect* r : {m_baseRect, m_laneRect})
+        for (QCPAxis::AxisType t : {QCPAxis::atLeft, QCPAxis::atBottom}) {
+            r->axis(t)->setTickLabelFont(m_main->axis(t)->tickLabelFont());
+            r->axis(t)->setLabelFont(m_main->axis(t)->labelFont());
+        }
     QList<double> stretch{0.001};
     if (base)
         stretch << 1;
