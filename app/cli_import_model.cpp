@@ -41,6 +41,10 @@ QString summary(const ModelImport& m)
     line += ", " + billions(totalParameters(s)) + " parameters";
     if (s.isMoe())
         line += " (" + billions(activeParameters(s)) + " active)";
+    if (s.mtp_layers > 0)
+        line += QStringLiteral(" + %1 in %2 MTP module(s)")
+                    .arg(billions(mtpParameters(s)))
+                    .arg(s.mtp_layers);
     return line;
 }
 

@@ -78,6 +78,9 @@ bool ModelImportAction::importFile(const QString& path)
             .arg(totalParameters(spec) / 1e9, 0, 'f', 2);
     if (spec.isMoe())
         text += tr(", %1 B active").arg(activeParameters(spec) / 1e9, 0, 'f', 2);
+    if (spec.mtp_layers > 0)
+        text += tr(", + %1 B in %n multi-token-prediction module(s)", nullptr, spec.mtp_layers)
+                    .arg(mtpParameters(spec) / 1e9, 0, 'f', 2);
     text += tr(".\nSaved as preset '%1' in %2.").arg(m.id, QDir::toNativeSeparators(target));
     QStringList notes;
     for (const auto& n : m.imported.notes)

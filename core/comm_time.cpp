@@ -349,8 +349,11 @@ double tiedEmbeddingSeconds(const CommContext& c, std::int64_t vocab_pad, double
 {
     const Scenario& sc = *c.scenario;
     // Under a V the embedding and the LM head are both on device 0: one copy, nothing to sum.
+    // MTP modules keep a copy of the word embedding on the head's stage too, whose gradient is
+    // summed with stage 0's the same way (Megatron-Core finalize_model_grads.py,
+    // _allreduce_word_embedding_grads, which covers the MTP stage's duplicate).
     const ParallelPlan& pl = sc.parallel;
-    if (!sc.model.tied_embeddings || std::max(1, pl.pp) <= 1 ||
+    if (!(sc.model.tied_embeddings || sc.model.mtp_layers > 0) || std::max(1, pl.pp) <= 1 ||
         headDeviceOf(chunkLayoutOf(pl.schedule, pl.virtual_stages), pl.pp) == 0)
         return 0;
     LinkModel pair = c.link(c.topology->pp);

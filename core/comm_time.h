@@ -91,7 +91,8 @@ bool moeLayerKeepsMlpTpComm(const Scenario& s);
 /// hides (pipelineCost()), so `hidden` is 0. Zero when p = 1.
 CommTimes ppComm(const CommContext& c);
 
-/// Tied embeddings on p > 1: the first and last stage all-reduce the V_pad·h/t embedding
+/// Tied embeddings (or MTP modules, which hold a copy of the word embedding on the head's stage)
+/// on p > 1: the first and last stage all-reduce the V_pad·h/t embedding
 /// gradient once per step (Megatron finalize_model_grads.py), `grad_reduce_bytes` per element.
 /// Zero under a V schedule (ZB-V, DualPipeV): device 0 holds the embedding and the LM head, one
 /// tied matrix whose gradient both ends add to locally.

@@ -22,6 +22,9 @@ struct StageMemory
     /// The final norm, LM head and loss (the model's last chunk) are here: the last stage, or
     /// stage 0 under a V schedule (StageLayers::last)
     bool holds_lm_head = false;
+    /// Multi-token-prediction modules run here after the LM head (ModelSpec::mtp_layers on the
+    /// stage with holds_lm_head, 0 elsewhere)
+    int mtp_layers = 0;
     /// Of comm_buffers and runtime_overhead, what lies outside PyTorch's caching allocator (the
     /// CUDA context, NCCL's own buffers): torch.cuda.max_memory_allocated = total() − this.
     double outside_allocator = 0;

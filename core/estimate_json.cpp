@@ -21,7 +21,8 @@ nlohmann::json estimateToJson(const Estimate& e)
                           {"total", s.total()},
                           {"inflight_microbatches", s.inflight_microbatches},
                           {"embedding", s.holds_embedding},
-                          {"lm_head", s.holds_lm_head}});
+                          {"lm_head", s.holds_lm_head},
+                          {"mtp_layers", s.mtp_layers}});
     const CommSeconds& c = e.time.exposed;
     json warnings = json::array();
     for (const std::string& w : warningTexts(e))

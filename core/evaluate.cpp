@@ -66,7 +66,7 @@ bool positiveSizes(const Scenario& s)
            m.vocab > 0 && m.moe.experts >= 0 && m.moe.top_k >= 0 && m.moe.expert_ffn_hidden >= 0 &&
            m.moe.shared_experts >= 0 && m.moe.first_dense_layers >= 0 && m.mla.q_lora_rank >= 0 &&
            m.mla.kv_lora_rank >= 0 && m.mla.qk_nope_head_dim >= 0 && m.mla.qk_rope_head_dim >= 0 &&
-           m.mla.v_head_dim >= 0 && s.cluster.gpu.memory_gib >= 0;
+           m.mla.v_head_dim >= 0 && m.mtp_layers >= 0 && s.cluster.gpu.memory_gib >= 0;
 }
 
 // Parameters per GPU of every stage; an identical middle stage copies its neighbour's.

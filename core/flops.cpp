@@ -2,6 +2,8 @@
 #include "core/flops.h"
 #include "core/params.h"
 
+#include <algorithm>
+
 namespace paralens {
 namespace {
 
@@ -81,10 +83,25 @@ double lmHeadFlops(const ModelSpec& m, double tokens, double vocab)
     return 2 * tokens * double(m.hidden) * vocab;
 }
 
+MtpFlops mtpModuleFlops(const ModelSpec& m, double tokens, double seq, double vocab)
+{
+    MtpFlops f;
+    f.block = m.mtpIsMoe() ? moeLayerFlops(m, tokens, seq) : denseLayerFlops(m, tokens, seq);
+    f.projection = 2 * tokens * 2.0 * double(m.hidden) * double(m.hidden);
+    f.head = lmHeadFlops(m, tokens, vocab);
+    return f;
+}
+
 double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq)
 {
     const double T = global_batch * seq;
-    return 3 * (layersForward(m, T, seq, false) + lmHeadFlops(m, T, double(m.vocab)));
+    double f = layersForward(m, T, seq, false) + lmHeadFlops(m, T, double(m.vocab));
+    if (m.mtp_layers > 0) {
+        MtpFlops mtp = mtpModuleFlops(m, T, seq, double(m.vocab));
+        mtp.block.router = 0;
+        f += m.mtp_layers * mtp.total();
+    }
+    return 3 * f;
 }
 
 double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
@@ -93,10 +110,13 @@ double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq,
     const double T = global_batch * seq;
     const double layers = layersForward(m, T, seq, true);
     double f = 3 * (layers + lmHeadFlops(m, T, double(vocab_pad)));
+    const int mtpLayers = std::max(0, m.mtp_layers);
+    const MtpFlops mtp = mtpModuleFlops(m, T, seq, double(vocab_pad));
+    f += 3 * mtpLayers * mtp.total();
     if (r == Recompute::Full)
-        f += layers;
+        f += layers + mtpLayers * mtp.block.total();
     else if (r == Recompute::Selective)
-        f += m.layers * denseLayerFlops(m, T, seq).attention_core;
+        f += (m.layers + mtpLayers) * denseLayerFlops(m, T, seq).attention_core;
     return f;
 }
 

@@ -28,12 +28,28 @@ LayerFlops moeLayerFlops(const ModelSpec& m, double tokens, double seq);
 /// Forward FLOPs of the LM head (logits) for `tokens` tokens: 2·N·h·vocab.
 double lmHeadFlops(const ModelSpec& m, double tokens, double vocab);
 
+/// Forward FLOPs of one multi-token-prediction module for `tokens` tokens (DeepSeek-V3
+/// Technical Report §2.2, Fig. 3): its Transformer block (ModelSpec::mtpIsMoe()), the projection
+/// M_k, 2·N·2h·h, and one more pass of the shared LM head, 2·N·h·vocab. The norms and the
+/// cross-entropy are element-wise (no FLOPs counted, as for the main model's).
+struct MtpFlops
+{
+    LayerFlops block;
+    double projection = 0;
+    double head = 0;
+    double total() const { return block.total() + projection + head; }
+};
+MtpFlops mtpModuleFlops(const ModelSpec& m, double tokens, double seq, double vocab);
+
 /// Model FLOPs per optimizer step (PaLM / Korthikanti §6.3 definition): one forward and one
 /// backward (= 2× forward) of every layer and the LM head, no recomputation, full s², the
 /// unpadded vocabulary, router excluded. For GPT shapes this is Korthikanti Eq. 7,
 /// 72·B·L·s·h²·(1 + s/(6h) + V/(12hL)); in general
 ///   F = 6·T·(weights a token passes through) + 12·T·s·q·L  (T = B·s tokens),
 /// which generalises Narayanan's 6·T·P to GQA, gated MLPs and MoE (k routed + shared experts).
+/// MTP modules count (three times mtpModuleFlops() each) as Megatron-LM's
+/// num_floating_point_operations() counts them (training.py: the MTP layers, their projection
+/// and one more logits pass per module).
 double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq);
 
 /// Hardware FLOPs per step: model FLOPs with the padded vocabulary and the router, plus
@@ -41,6 +57,7 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq);
 /// Narayanan Eq. 3), selective adds one forward of the attention core, 4·T·s·q per layer
 /// (docs/formulas.md §2.1). Korthikanti's Eq. 8 adds three times that (12·T·s·h per layer); we
 /// count the work actually repeated, and FlashAttention's own tile recomputation is not counted.
+/// MTP modules as in modelFlopsPerStep(), their blocks recomputed like the layers.
 double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
                             std::int64_t vocab_pad);
 

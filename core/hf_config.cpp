@@ -492,11 +492,13 @@ private:
             source("moe.groups", c, "n_group", std::to_string(*groups));
             source("moe.group_top_k", c, "topk_group", std::to_string(*groupTopK));
         }
+        // DeepSeek-V3's multi-token-prediction modules (Technical Report §2.2): config.json
+        // counts them apart from num_hidden_layers.
         if (auto mtp = c.optInteger("num_nextn_predict_layers", 0, bounds::kMaxLayers);
-            mtp && *mtp > 0)
-            m_out.notes.push_back("num_nextn_predict_layers " + std::to_string(*mtp) +
-                                  ": the multi-token-prediction module is not modelled (totals "
-                                  "are the main model's)");
+            mtp && *mtp > 0) {
+            m_m.mtp_layers = int(*mtp);
+            source("mtp_layers", c, "num_nextn_predict_layers", std::to_string(*mtp));
+        }
         c.markRead({"topk_method", "scoring_func", "routed_scaling_factor", "norm_topk_prob",
                     "aux_loss_alpha", "seq_aux", "ep_size"});
     }
@@ -712,7 +714,7 @@ nlohmann::ordered_json hfPresetJson(const HfImport& imp, const std::string& id,
     p["source"] = "Hugging Face config.json (" + file + ", " + imp.architecture +
                   "), read by paralens import-model";
     for (const char* key : {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                            "vocab", "gated_mlp", "tied_embeddings", "moe", "mla"})
+                            "vocab", "gated_mlp", "tied_embeddings", "mtp_layers", "moe", "mla"})
         if (spec.contains(key))
             p[key] = spec[key];
     nlohmann::ordered_json sources = nlohmann::ordered_json::object();

@@ -568,4 +568,16 @@ StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad
     return t;
 }
 
+StageTimes mtpProjectionTimes(const Dims& d, const KernelModel& k)
+{
+    StageTimes t;
+    k.linear(d.tokens, 2 * d.h, d.h / d.t, 1, t.forward_seconds, t.backward_seconds,
+             t.weight_seconds);
+    // Two norms of h and the concatenation of 2h elements, each read and written in bf16.
+    const double elem = k.stream(2 * 2 * d.tokens * (2 * d.h + 2 * d.h) / d.tsp);
+    t.forward_seconds += elem;
+    t.backward_seconds += 2 * elem;
+    return t;
+}
+
 } // namespace paralens

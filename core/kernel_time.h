@@ -202,4 +202,11 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
 StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad,
                      const FrameworkConventions& fw);
 
+/// Kernel times of what one multi-token-prediction module adds around its Transformer block for
+/// one micro-batch (DeepSeek-V3 Technical Report §2.2, Fig. 3): the projection M_k,
+/// Y[N × h/t] = [norm(h); norm(emb)][N × 2h] · W[2h × h/t], and the element-wise traffic of the
+/// two RMSNorms (each reads and writes h bf16 elements per token) and of the concatenation (2h),
+/// backward twice the forward. The block and the head pass are layerTimes() and headTimes().
+StageTimes mtpProjectionTimes(const Dims& d, const KernelModel& k);
+
 } // namespace paralens

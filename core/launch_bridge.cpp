@@ -122,6 +122,8 @@ void model(const ModelSpec& m, Overrides& o)
     o.set("model.ffn_hidden_size", m.ffn_hidden);
     o.setBool("model.gated_linear_unit", m.gated_mlp);
     o.setBool("model.share_embeddings_and_output_weights", m.tied_embeddings);
+    if (m.mtp_layers > 0)
+        o.set("model.mtp_num_layers", m.mtp_layers);
     o.set("model.vocab_size", m.vocab);
     if (m.isMla()) { // MLATransformerConfig: qk_head_dim is the no-RoPE part of a head
         o.setBool("model.multi_latent_attention", true);

@@ -117,6 +117,16 @@ void commonWarnings(const Scenario& s, LaunchFramework f, Warnings& w)
         w.add("custom_hardware", "the custom cluster '" + s.cluster.name +
                                      "' is not carried by a launch file; importing it back "
                                      "needs --hardware");
+    // Megatron-LM (--mtp-num-layers) and Megatron-Bridge (model.mtp_num_layers) build MTP
+    // modules; torchtitan's job config (v0.2.2, tests/data/launch/torchtitan.txt) and
+    // Megatron-DeepSpeed have no such setting.
+    if (s.model.mtp_layers > 0 &&
+        (f == LaunchFramework::Torchtitan || f == LaunchFramework::DeepSpeed))
+        w.add("mtp_unsupported",
+              std::string(toString(f)) + " has no multi-token-prediction setting; the " +
+                  std::to_string(s.model.mtp_layers) +
+                  " of model.mtp_layers are not written, so the run trains without them and "
+                  "its head stage is lighter than this scenario's estimate");
     if (!s.calibration.empty())
         w.add("calibration_not_carried",
               "the calibration profile " + s.calibration + " is a paralens setting, not written");

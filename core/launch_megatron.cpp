@@ -244,6 +244,8 @@ void megatronModelArgs(const ModelSpec& m, ArgList& a)
     }
     if (!m.tied_embeddings)
         a.flag("--untie-embeddings-and-output-weights");
+    if (m.mtp_layers > 0) // Megatron-Core MultiTokenPredictionBlock (DeepSeek-V3 §2.2)
+        a.opt("--mtp-num-layers", m.mtp_layers);
     a.opt("--vocab-size", m.vocab - 1);
 }
 

@@ -193,6 +193,15 @@ double headBytes(const Dims& d, std::int64_t vocab_pad)
     return (4 * sb * d.h / d.tsp + 4 * sb * double(vocab_pad) / d.t) / d.cp;
 }
 
+// Per in-flight micro-batch, one MTP module besides its block (DeepSeek-V3 §2.2, Fig. 3): the
+// inputs of its two RMSNorms (the previous depth's hidden state and the embedding of token
+// i + k, 2h each) and of the projection M_k (their concatenation, 4h), then what the shared head
+// keeps again (headBytes: a second fp32 logits tensor).
+double mtpExtraBytes(const Dims& d, std::int64_t vocab_pad)
+{
+    return 8 * d.s * d.b * d.h / d.tsp / d.cp + headBytes(d, vocab_pad);
+}
+
 // The loss's further fp32 logits copies at its backward peak, once per step (docs/model.md).
 double lossTransientBytes(const FrameworkConventions& fw, const Dims& d, std::int64_t vocab_pad)
 {
@@ -271,6 +280,8 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
     const std::int64_t vpad = paddedVocab(m.vocab, pl.tp, k.vocab_divisible_by);
     const double embAct = embeddingBytes(d, shape);
     const double headAct = headBytes(d, vpad);
+    const double mtpAct =
+        m.mtp_layers > 0 ? (m.mtpIsMoe() ? moeAct : denseAct) + mtpExtraBytes(d, vpad) : 0.0;
     // One at a time: the loss's copies are freed before the last layer's backward rebuilds it.
     const double lossPeak = lossTransientBytes(fw, d, vpad);
     double recomputeLayer = recomputeWorkingSet(m, d, shape);
@@ -311,6 +322,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         out.inflight_microbatches = inflight[std::size_t(r)];
         out.holds_embedding = st.first;
         out.holds_lm_head = st.last;
+        out.mtp_layers = st.mtp;
 
         const ModelStateBytes dense =
             modelStateBytes(sp.dense, fw, pl.zero, shards.dense, pl.offload_optimizer);
@@ -327,7 +339,9 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         // B and its pending W (headInflightMicrobatches), not for all the stage holds: under a V
         // the stage with the head (stage 0) holds about p micro-batches of its layers, but one
         // of the head's.
-        const double head = st.last ? headAct * headInflight : 0.0;
+        // The MTP modules run right after the head, in the same chunk: held as long as it is.
+        const double head =
+            (st.last ? headAct : 0.0) * headInflight + st.mtp * mtpAct * headInflight;
         const double transient =
             std::max(st.last ? lossPeak : 0.0, st.layers > 0 ? recomputeLayer : 0.0);
         out.activations = perMb * out.inflight_microbatches + head + transient;

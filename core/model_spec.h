@@ -53,6 +53,13 @@ struct ModelSpec
     bool tied_embeddings = false;
     MoeSpec moe;
     MlaSpec mla; ///< attention is MLA (heads = n_h, kv_heads = heads) when mla.enabled()
+    /// Multi-token-prediction modules (DeepSeek-AI 2024, "DeepSeek-V3 Technical Report",
+    /// arXiv:2412.19437, §2.2, Fig. 3: depth D; §4.2 sets D = 1). Module k takes the previous
+    /// depth's hidden state and the embedding of token i + k, RMSNorms both, projects their
+    /// concatenation with M_k (h × 2h) and runs one Transformer block, then the shared output
+    /// head and its cross-entropy. Embedding and head are the main model's (no new parameters).
+    /// They run after the last layer, on the stage that holds the LM head. 0 = no MTP.
+    int mtp_layers = 0;
 
     bool isMoe() const { return moe.experts > 0; }
     bool isMla() const { return mla.enabled(); }
@@ -60,6 +67,10 @@ struct ModelSpec
     {
         return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
     }
+    /// True when an MTP module's Transformer block is an MoE block: it has the main model's last
+    /// layer's kind (DeepSeek-V3's model.layers.61 is an MoE layer, README_WEIGHTS.md of
+    /// deepseek-ai/DeepSeek-V3; Megatron-Core builds its MTP block from the decoder layer spec).
+    bool mtpIsMoe() const { return isMoeLayer(layers - 1); }
     /// True when layer i (0-based) is an MoE layer.
     bool isMoeLayer(int i) const
     {

@@ -118,6 +118,20 @@ double activeParameters(const ModelSpec& m)
     return total - moeLayersIn(m, 0, m.layers) * inactive;
 }
 
+MtpModuleParams mtpModuleParams(const ModelSpec& m)
+{
+    MtpModuleParams p;
+    p.block = m.mtpIsMoe() ? moeLayerParams(m) : denseLayerParams(m);
+    p.projection = 2.0 * double(m.hidden) * double(m.hidden);
+    p.norms = 3 * normParams(m);
+    return p;
+}
+
+double mtpParameters(const ModelSpec& m)
+{
+    return m.mtp_layers > 0 ? m.mtp_layers * mtpModuleParams(m).total() : 0.0;
+}
+
 namespace {
 
 // Layers of stage-level split: count for stage r when explicit first/last counts are set.
@@ -223,7 +237,7 @@ bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
     // last: device 0 and p − 1, or both on device 0 in a V (its chunks 0 and 2p − 1).
     const int head = headDeviceOf(layout, p);
     for (int r = 0; r < p; ++r)
-        out[r] = StageLayers{0, 0, r == 0, r == head};
+        out[r] = StageLayers{0, 0, r == 0, r == head, r == head ? std::max(0, m.mtp_layers) : 0};
     int start = 0;
     for (int c = 0; c < C; ++c) {
         const int r = deviceOfChunk(layout, p, c);
@@ -267,11 +281,27 @@ StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const 
             s.embedding += embShard;
         s.dense += normParams(m);
     }
+    // MTP modules (DeepSeek-V3 §2.2) on the head's stage: each its block, projection and norms;
+    // they look up the embedding of token i + k, so that stage holds the word embedding too
+    // (Megatron-Core builds it on the last stage when MTP is on): a copy unless the stage holds
+    // it already (stage 0) or the head is that same matrix (tied).
+    double mtpLayer = 0;
+    if (st.mtp > 0) {
+        const MtpModuleParams mp = mtpModuleParams(m);
+        const LayerParams& b = mp.block;
+        mtpLayer = b.tpSharded() / t + mp.projection / t + b.replicated() + mp.norms;
+        s.dense += st.mtp * mtpLayer;
+        s.expert += st.mtp * b.routed_experts / expertShards;
+        mtpLayer += b.routed_experts / expertShards;
+        if (!st.first && !m.tied_embeddings)
+            s.embedding += embShard;
+    }
     s.dense += s.embedding;
-    s.largest_layer = std::max(dense > 0 ? dl.tpSharded() / t + dl.replicated() : 0.0,
-                               st.moe_layers > 0 ? ml.tpSharded() / t + ml.replicated() +
-                                                       ml.routed_experts / expertShards
-                                                 : 0.0);
+    s.largest_layer = std::max(
+        {dense > 0 ? dl.tpSharded() / t + dl.replicated() : 0.0,
+         st.moe_layers > 0 ? ml.tpSharded() / t + ml.replicated() + ml.routed_experts / expertShards
+                           : 0.0,
+         mtpLayer});
     return s;
 }
 

@@ -48,6 +48,24 @@ double totalParameters(const ModelSpec& m);
 /// Parameters one token passes through: MoE layers count k routed + shared experts.
 double activeParameters(const ModelSpec& m);
 
+/// Parameters of one multi-token-prediction module besides the shared embedding and output
+/// head (DeepSeek-V3 Technical Report §2.2, Fig. 3): its Transformer block (the kind of the main
+/// model's last layer, ModelSpec::mtpIsMoe()), the projection M_k (h × 2h, TP-sharded like a
+/// column-parallel linear) and three norms (the RMSNorms of the hidden state and of the
+/// embedding, and the block's output norm before the shared head; DeepSeek-V3's enorm, hnorm and
+/// shared_head.norm, Megatron-LM's "MTP eh norm + final norm").
+struct MtpModuleParams
+{
+    LayerParams block;
+    double projection = 0; ///< 2h·h
+    double norms = 0;      ///< 3 norms of h (LayerNorm: weight + bias)
+    double total() const { return block.total() + projection + norms; }
+};
+MtpModuleParams mtpModuleParams(const ModelSpec& m);
+/// All m.mtp_layers modules' own parameters (not counted in totalParameters(), which is the
+/// main model's, as model cards quote it: DeepSeek-V3's 671 B without its MTP module).
+double mtpParameters(const ModelSpec& m);
+
 /// The layers one pipeline stage holds (all its virtual chunks).
 struct StageLayers
 {
@@ -57,6 +75,9 @@ struct StageLayers
     /// holds the final norm and the LM head (the model's last chunk): stage p − 1, or stage 0
     /// under a V schedule (headDeviceOf), which then holds both ends
     bool last = false;
+    /// multi-token-prediction modules it runs after the LM head (ModelSpec::mtp_layers on the
+    /// stage with `last`, 0 elsewhere)
+    int mtp = 0;
 };
 
 /// Splits m.layers over plan.pp stages × plan.virtual_stages chunks into `out` (size pp).

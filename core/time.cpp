@@ -17,6 +17,8 @@ struct StepModel
 {
     LayerTimes dense, moe;
     StageTimes head;
+    StageTimes mtp_extra;    ///< one MTP module's projection and norms, and its head pass
+    bool mtp_moe = false;    ///< the MTP modules' blocks are MoE blocks (ModelSpec::mtpIsMoe())
     CommTimes tp, cp, ep;    ///< per layer (ep: per MoE layer), per micro-batch
     double moe_tp_share = 1; ///< share of tp an MoE layer runs (epComm() carries the rest)
     CommContext comm;
@@ -43,21 +45,43 @@ double hostExcess(double host, double device)
     return std::max(0.0, host - device);
 }
 
-// Per-micro-batch times of one stage: its layers' kernels, the LM head on the last stage, and
-// the TP, CP and EP collectives its layers run.
+// Transformer blocks a stage runs per micro-batch: its layers and its MTP modules' blocks, each
+// priced like a layer of its kind (kernels, TP/CP/EP collectives, host time, fixed overhead).
+struct Blocks
+{
+    double dense = 0, moe = 0;
+    double all() const { return dense + moe; }
+};
+
+Blocks blocksOf(const StageLayers& st, const StepModel& sm)
+{
+    Blocks b{double(st.layers - st.moe_layers), double(st.moe_layers)};
+    (sm.mtp_moe ? b.moe : b.dense) += st.mtp;
+    return b;
+}
+
+void addTimes(StageTimes& t, const StageTimes& x, double n)
+{
+    t.forward_seconds += n * x.forward_seconds;
+    t.backward_seconds += n * x.backward_seconds;
+    t.weight_seconds += n * x.weight_seconds;
+}
+
+// Per-micro-batch times of one stage: its layers' kernels, the LM head on the last stage (and
+// each MTP module's block, projection and head pass after it), and the TP, CP and EP
+// collectives its blocks run.
 StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
 {
-    const double nd = st.layers - st.moe_layers, nm = st.moe_layers;
+    const Blocks bl = blocksOf(st, sm);
+    const double nd = bl.dense, nm = bl.moe;
     StageTimes t;
     t.forward_seconds = nd * sm.dense.f + nm * sm.moe.f;
     t.backward_seconds = nd * sm.dense.b + nm * sm.moe.b;
     t.weight_seconds = nd * sm.dense.w + nm * sm.moe.w;
-    if (st.last) {
-        t.forward_seconds += sm.head.forward_seconds;
-        t.backward_seconds += sm.head.backward_seconds;
-        t.weight_seconds += sm.head.weight_seconds;
-    }
-    const double layers = st.layers, tpLayers = nd + nm * sm.moe_tp_share;
+    if (st.last)
+        addTimes(t, sm.head, 1);
+    addTimes(t, sm.mtp_extra, st.mtp);
+    const double layers = bl.all(), tpLayers = nd + nm * sm.moe_tp_share;
     t.forward_seconds += tpLayers * sm.tp.forward + layers * sm.cp.forward + nm * sm.ep.forward;
     t.backward_seconds += tpLayers * sm.tp.backward + layers * sm.cp.backward + nm * sm.ep.backward;
     // Eager PyTorch: a layer's pass takes at least the host time to issue it (the host runs
@@ -98,7 +122,7 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         const StageLayers& st = in.layers[r];
         const StageParams& sp = in.params[r];
         StageTimes t = stageCompute(st, sm);
-        const double units = std::max(1, st.layers) + (st.first || st.last ? 1 : 0);
+        const double units = std::max(1, st.layers + st.mtp) + (st.first || st.last ? 1 : 0);
         if (r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units)
             memo = Memo{sp.dense, sp.expert, units, dpCosts(sm.comm, sm.dp, fw, sp, units),
                         optimizerTimes(*in.scenario, fw, *in.constants, sp, sm.hbm)};
@@ -150,7 +174,8 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
             sw.dp_hidden_slow = dp.grad_tail + dp.param_tail - tailsExposed -
                                 share * (gradUnder + paramUnder) +
                                 sm.microbatches * (1 - share) * (hiddenF + hiddenB);
-            const double layers = st.layers, nm = st.moe_layers;
+            const Blocks bl = blocksOf(st, sm);
+            const double layers = bl.all(), nm = bl.moe;
             const double tpLayers = layers - nm + nm * sm.moe_tp_share;
             sw.comm_slow.tp = tpLayers * (sm.tp.forward + sm.tp.backward);
             sw.comm_slow.cp = layers * (sm.cp.forward + sm.cp.backward);
@@ -190,12 +215,12 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     tb.exposed.ep = mb * sw.comm_slow.ep;
     tb.exposed.pp = pc.p2p_exposed_seconds + tied;
     tb.exposed.dp = sw.dp_exposed + mb * sw.dp_mb_slow;
-    const StageLayers& sl = in.layers[std::size_t(sw.slow)];
     // In double: m (up to 1e9) times the layers overflows int (found by test_limits).
-    const double tpLayers = sl.layers - sl.moe_layers * (1 - sm.moe_tp_share);
+    const Blocks sl = blocksOf(in.layers[std::size_t(sw.slow)], sm);
+    const double tpLayers = sl.all() - sl.moe * (1 - sm.moe_tp_share);
     tb.overlapped.tp = double(mb) * tpLayers * sm.tp.hidden;
-    tb.overlapped.cp = double(mb) * sl.layers * sm.cp.hidden;
-    tb.overlapped.ep = double(mb) * sl.moe_layers * sm.ep.hidden;
+    tb.overlapped.cp = double(mb) * sl.all() * sm.cp.hidden;
+    tb.overlapped.ep = double(mb) * sl.moe * sm.ep.hidden;
     const double hops = p2pHopFactor(in.scenario->parallel);
     tb.overlapped.pp = std::max(0.0, 2.0 * mb * hops * p2p - pc.p2p_exposed_seconds);
     tb.overlapped.dp = sw.dp_hidden_slow;
@@ -230,6 +255,11 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     sm.moe_tp_share = sc.model.isMoe() && !moeLayerKeepsMlpTpComm(sc) ? 0.5 : 1.0;
     const std::int64_t vpad = paddedVocab(sc.model.vocab, pl.tp, kc.vocab_divisible_by);
     sm.head = headTimes(d, k, vpad, *in.framework);
+    if (sc.model.mtp_layers > 0) {
+        sm.mtp_moe = sc.model.mtpIsMoe();
+        sm.mtp_extra = mtpProjectionTimes(d, k);
+        addTimes(sm.mtp_extra, sm.head, 1);
+    }
     sm.dp = dpLinks(sm.comm);
     sm.hbm = k.hbm;
     sm.microbatches = std::max(1, safeMicrobatches(sc.training, pl));

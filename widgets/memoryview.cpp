@@ -58,7 +58,11 @@ QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
             .arg(s.model.isMoe() ? QObject::tr(", routed experts ÷ EP = %1").arg(p.ep) : QString())
             .arg(p.zero >= 3 ? zero : QString())
             .arg((st.holds_embedding ? QObject::tr(" + word embedding") : QString()) +
-                 (st.holds_lm_head ? QObject::tr(" + final norm and LM head") : QString()));
+                 (st.holds_lm_head ? QObject::tr(" + final norm and LM head") : QString()) +
+                 (st.mtp_layers > 0
+                      ? QObject::tr(" + %n MTP module(s) (block, 2h×h projection, embedding copy)",
+                                    nullptr, st.mtp_layers)
+                      : QString()));
     case MemoryView::Gradients:
         return QObject::tr("one gradient per local parameter%1%2")
             .arg(s.training.framework == Framework::Megatron ? QObject::tr(" (fp32 main grads)")
@@ -90,7 +94,10 @@ QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
             .arg(st.layers)
             .arg(st.inflight_microbatches, 0, 'g', 4)
             .arg((st.holds_embedding ? QObject::tr(", + embedding") : QString()) +
-                 (st.holds_lm_head ? QObject::tr(", + LM head and logits") : QString()))
+                 (st.holds_lm_head ? QObject::tr(", + LM head and logits") : QString()) +
+                 (st.mtp_layers > 0 ? QObject::tr(", + %n MTP module(s) with a second fp32 logits",
+                                                  nullptr, st.mtp_layers)
+                                    : QString()))
             .arg(s.training.seq_len)
             .arg(s.training.micro_batch)
             .arg(p.tp);

@@ -54,7 +54,7 @@ private slots:
         for (const auto& st : stages) {
             QVERIFY(keys(st) == (S{"stage", "parameters", "gradients", "optimizer_states",
                                    "activations", "comm_buffers", "runtime_overhead", "total",
-                                   "inflight_microbatches", "embedding", "lm_head"}));
+                                   "inflight_microbatches", "embedding", "lm_head", "mtp_layers"}));
             // The example runs interleaved 1F1B (looped): embedding on stage 0, LM head on the
             // last.
             QCOMPARE(st["embedding"].get<bool>(), st["stage"].get<int>() == 0);

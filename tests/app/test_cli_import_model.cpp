@@ -55,14 +55,16 @@ private slots:
             run({"import-model", kHf + "deepseek-v3.json", "--id", "my-dsv3", "--out", out});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("wrote " + out));
-        QVERIFY(r.out.contains("671.03 B parameters (37.55 B active)"));
-        QVERIFY(r.out.contains("note: num_nextn_predict_layers 1"));
+        QVERIFY(
+            r.out.contains("671.03 B parameters (37.55 B active) + 11.61 B in 1 MTP module(s)"));
+        QVERIFY(!r.out.contains("note: num_nextn_predict_layers"));
         const Result list = run({"presets", "--json", "--presets", dir.filePath("mine")});
         QCOMPARE(list.code, 0);
         const QJsonObject m = modelIn(list.out, "my-dsv3");
         QCOMPARE(m["builtin"].toBool(), false);
         QCOMPARE(m["mla"].toObject()["kv_lora_rank"].toInt(), 512);
         QCOMPARE(m["moe"].toObject()["first_dense_layers"].toInt(), 3);
+        QCOMPARE(m["mtp_layers"].toInt(), 1);
         // The scenario reader takes the imported preset by id.
         QFile s(dir.filePath("s.paralens.json"));
         QVERIFY(s.open(QIODevice::WriteOnly));

@@ -87,7 +87,9 @@ private slots:
         auto* box = w.findChild<QMessageBox*>(QStringLiteral("ModelImportedBox"));
         QVERIFY(box);
         QVERIFY(box->text().contains("671.03 B parameters, 37.55 B active"));
-        QVERIFY(box->detailedText().contains("multi-token-prediction"));
+        // The MTP module is modelled (mtp_layers 1), counted apart from the 671 B, not a note.
+        QVERIFY(box->text().contains("+ 11.61 B in 1 multi-token-prediction module(s)"));
+        QVERIFY(!box->detailedText().contains("num_nextn_predict_layers"));
         box->close();
 
         // The views show the core's memory for the imported model.

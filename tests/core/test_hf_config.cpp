@@ -122,7 +122,8 @@ private slots:
 
     // DeepSeek-V3: the published 671 B is the main model without the 14 B multi-token-
     // prediction module (config.json num_nextn_predict_layers 1; DeepSeek's README_WEIGHTS.md:
-    // 671 B main, 11.5 B unique MTP), and ParaLens models the main model. Its 36.6 B activated
+    // 671 B main, 11.5 B unique MTP), which totalParameters() counts; the module is
+    // ModelSpec::mtp_layers (test_mtp checks its count). Its 36.6 B activated
     // parameters count the output head but not the input embedding (a lookup): ours minus the
     // input embedding. The report's "37 B" is that figure rounded.
     void deepseekV3Counts()
@@ -133,7 +134,8 @@ private slots:
         const double active = activeParameters(m) - double(m.vocab) * double(m.hidden);
         QVERIFY2(std::fabs(active / 36.6e9 - 1) <= 0.005, qPrintable(QString::number(active)));
         QVERIFY(withinQuotedDigits(active, 37e9, 1e9));
-        QVERIFY(hasNote(imp, "multi-token-prediction module is not modelled"));
+        QCOMPARE(m.mtp_layers, 1);
+        QVERIFY(!hasNote(imp, "num_nextn_predict_layers"));
     }
 
     // Cards that quote two digits: Qwen3-30B-A3B "3.3B activated" (ours 3.35 B, the card

@@ -33,6 +33,7 @@ torchrun --nnodes 32 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint "${M
     model.ffn_hidden_size=18432 \
     model.gated_linear_unit=true \
     model.share_embeddings_and_output_weights=false \
+    model.mtp_num_layers=1 \
     model.vocab_size=129280 \
     model.multi_latent_attention=true \
     model.q_lora_rank=1536 \

@@ -29,6 +29,7 @@ torchrun --nnodes 32 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint "${M
     --position-embedding-type rope \
     --disable-bias-linear \
     --untie-embeddings-and-output-weights \
+    --mtp-num-layers 1 \
     --vocab-size 129279 \
     --num-experts 256 \
     --moe-router-topk 8 \
