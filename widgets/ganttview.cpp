@@ -160,6 +160,22 @@ GanttView::GanttView(QWidget* parent) : ChartView(parent)
                 qOverload<const QCPRange&>(&QCPAxis::setRange));
     }
     connect(p, &QCustomPlot::mouseWheel, this, [this] { m_autoFit = false; });
+    // The rows' heights are known only once the replot has laid them out (a baseline lane
+    // just added, a dock resized): labels thinned for other heights are rebuilt, and the
+    // axes' ticks set up again for this paint.
+    connect(p, &QCustomPlot::afterLayout, this, [this] {
+        const bool lane = m_laneRect->visible() && fitLaneLabel();
+        if (!rowTicksStale()) {
+            if (lane)
+                plot()->replot(QCustomPlot::rpQueuedReplot); // the margin for the new label
+            return;
+        }
+        updateRowTicks();
+        m_main->update(QCPLayoutElement::upPreparation);
+        if (m_baseline)
+            m_baseRect->update(QCPLayoutElement::upPreparation);
+        plot()->replot(QCustomPlot::rpQueuedReplot); // margins for the new labels
+    });
     p->installEventFilter(this);
     p->setMouseTracking(true);
     setMinimumHeight(260);
@@ -189,6 +205,13 @@ void GanttView::rebuildLayout()
     if (lane)
         grid->addElement(row++, 0, m_laneRect);
     grid->addElement(row++, 0, m_legend);
+    // The chart's font reaches only the rects in the layout (ChartView::applyFonts): a lane
+    // taken out then put back takes the current one's, or its labels stand larger.
+    for (QCPAxisRect* r : {m_baseRect, m_laneRect})
+        for (QCPAxis::AxisType t : {QCPAxis::atLeft, QCPAxis::atBottom}) {
+            r->axis(t)->setTickLabelFont(m_main->axis(t)->tickLabelFont());
+            r->axis(t)->setLabelFont(m_main->axis(t)->labelFont());
+        }
     QList<double> stretch{0.001};
     if (base)
         stretch << 1;
@@ -217,20 +240,51 @@ void GanttView::rebuildLayout()
     palette::applyToPlot(p, palette());
 }
 
+std::vector<int> GanttView::labelledRows(int rows, double rowPx, int linePx)
+{
+    std::vector<int> out;
+    if (rows <= 0)
+        return out;
+    // Rows apart two labels must be so that their line boxes (centred on the rows) do not
+    // overlap, and at most ~16 labels; rounded up to a power of two (pipeline sizes mostly are
+    // one, so the labels fall on stages 0, 2, 4 … or 0, 4, 8 …).
+    const int need = int(std::ceil(double(linePx) / std::max(rowPx, 1e-3) - 1e-9));
+    int every = 1;
+    while (every < std::max({1, rows / 16, need}))
+        every *= 2;
+    for (int r = 0; r < rows; r += every)
+        out.push_back(r);
+    // The last row keeps its label: it takes the place of the one before it where they would
+    // overlap, unless that one is row 0 (a lane too short for two labels labels row 0 only).
+    const int last = rows - 1;
+    if (out.back() != last) {
+        if (last - out.back() < need && out.back() != 0)
+            out.back() = last;
+        else if (last - out.back() >= need)
+            out.push_back(last);
+    }
+    return out;
+}
+
+std::vector<int> GanttView::labelledRowsOf(QCPAxisRect* rect, int rows) const
+{
+    // For the rect's height as laid out last.
+    const int line = QFontMetrics(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height();
+    const double rowPx = rect->height() > 0 ? double(rect->height()) / std::max(rows, 1) : line;
+    return labelledRows(rows, rowPx, line);
+}
+
 void GanttView::setRows(QCPAxisRect* rect, GanttPlottable* g)
 {
     const int rows = g->rowCount();
     rect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max(rows, 1) - 0.5);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    // At most ~16 labels, and no closer than a line of text on screen (a short chart of many
-    // rows labels every few).
-    const int line = QFontMetrics(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height();
-    const double rowPx = rect->height() > 0 ? double(rect->height()) / std::max(rows, 1) : line;
-    const int every = std::max({1, rows / 16, int(std::ceil(line / std::max(rowPx, 1.0)))});
-    if (rect == m_main)
-        m_rowEvery = every;
+    // No closer than a line of text on screen: a short chart of many rows labels every few
+    // (the baseline lane of a deeper pipeline above all), the first and last row always.
+    std::vector<int>& labelled = rect == m_main ? m_mainLabelled : m_baseLabelled;
+    labelled = labelledRowsOf(rect, rows);
     const bool cursor = m_cursorSeconds >= 0 && g == m_gantt;
-    for (int r = 0; r < rows; r += every) {
+    for (int r : labelled) {
         QString label = g->rowChunk(r) < 0
                             ? tr("stage %1").arg(g->rowDevice(r))
                             : tr("stage %1 · c%2").arg(g->rowDevice(r)).arg(g->rowChunk(r));
@@ -240,6 +294,14 @@ void GanttView::setRows(QCPAxisRect* rect, GanttPlottable* g)
     }
     rect->axis(QCPAxis::atLeft)->setTicker(ticker);
     rect->axis(QCPAxis::atLeft)->grid()->setVisible(false);
+}
+
+bool GanttView::rowTicksStale() const
+{
+    if (m_gantt->rowCount() > 0 && labelledRowsOf(m_main, m_gantt->rowCount()) != m_mainLabelled)
+        return true;
+    return m_baseline && m_baseGantt->rowCount() > 0 &&
+           labelledRowsOf(m_baseRect, m_baseGantt->rowCount()) != m_baseLabelled;
 }
 
 void GanttView::updateRowTicks()
@@ -316,15 +378,10 @@ void GanttView::updateTimeUnit()
 
 void GanttView::adaptLayoutTo(const QSize& size)
 {
-    // Row labels thinned to the rows' height as laid out last.
-    if (m_gantt && m_main && m_gantt->rowCount() > 0) {
-        const int line = QFontMetrics(m_main->axis(QCPAxis::atLeft)->tickLabelFont()).height();
-        const int rows = m_gantt->rowCount();
-        const double rowPx = m_main->height() > 0 ? double(m_main->height()) / rows : line;
-        const int every = std::max({1, rows / 16, int(std::ceil(line / std::max(rowPx, 1.0)))});
-        if (every != m_rowEvery)
-            updateRowTicks();
-    }
+    // Row labels thinned to the rows' height as laid out last (afterLayout catches a layout
+    // that changed since).
+    if (m_gantt && m_main && rowTicksStale())
+        updateRowTicks();
     // The legend row under the chart breaks into more rows where its entries are wider than
     // the plot, instead of running under the frame: the most columns whose widest entries
     // fit side by side.
@@ -458,7 +515,35 @@ void GanttView::updateLane()
     m_laneGraph->setData(keys, values, true);
     const int peak = m_timeline->result.stages.at(m_selectedStage).peak_inflight_microbatches;
     m_laneRect->axis(QCPAxis::atLeft)->setRange(0, std::max(1, peak) * 1.15);
-    m_laneRect->axis(QCPAxis::atLeft)->setLabel(tr("stage %1\nin flight").arg(m_selectedStage));
+    fitLaneLabel();
+}
+
+QString GanttView::laneAxisLabel(int stage, int heightPx, const QFontMetrics& fm)
+{
+    // The label stands rotated beside the lane: its widest line must fit the lane's height,
+    // or it runs into the chart above. Shorter forms for a short lane.
+    const QStringList forms{tr("stage %1\nin flight").arg(stage), tr("s%1\nheld").arg(stage),
+                            tr("s%1").arg(stage)};
+    for (const QString& form : forms) {
+        int widest = 0;
+        for (const QString& line : form.split(QLatin1Char('\n')))
+            widest = std::max(widest, fm.horizontalAdvance(line));
+        if (widest <= heightPx)
+            return form;
+    }
+    return forms.back();
+}
+
+bool GanttView::fitLaneLabel()
+{
+    QCPAxis* y = m_laneRect->axis(QCPAxis::atLeft);
+    // Before the first layout the lane has no height: the full label until then.
+    const int height = m_laneRect->height() > 0 ? m_laneRect->height() : 1 << 20;
+    const QString label = laneAxisLabel(m_selectedStage, height, QFontMetrics(y->labelFont()));
+    if (label == y->label())
+        return false;
+    y->setLabel(label);
+    return true;
 }
 
 void GanttView::setSelectedStage(int stage)

@@ -7,6 +7,7 @@
 #include <vector>
 
 class QCheckBox;
+class QFontMetrics;
 class QCPAxisRect;
 class QCPBars;
 class QCPGraph;
@@ -82,6 +83,13 @@ public:
     GanttPlottable* gantt() const { return m_gantt; }
     GanttPlottable* baselineGantt() const { return m_baseGantt; }
     QCPGraph* memoryLane() const { return m_laneGraph; }
+    /// The rows that get a label, of `rows` rows `rowPx` high, for labels `linePx` high:
+    /// row 0, then every 2^k-th row, as few apart as keeps the labels' line boxes from
+    /// overlapping (and at most ~16 labels), and the last row where two labels fit at all.
+    static std::vector<int> labelledRows(int rows, double rowPx, int linePx);
+    /// The in-flight lane's axis label for `stage` in a lane `heightPx` high: "stage N / in
+    /// flight" where its widest line fits the height (it stands rotated), else shorter forms.
+    static QString laneAxisLabel(int stage, int heightPx, const QFontMetrics& fm);
     /// The hover text for time `ms` on `row` of the current timeline ("" over a bubble).
     QString tooltipAt(int row, double ms) const;
 
@@ -102,7 +110,12 @@ private:
     void updateCursor();
     void updateTitle();
     void setRows(QCPAxisRect* rect, GanttPlottable* g);
-    int m_rowEvery = 0; ///< every how many rows of the main chart a label is drawn
+    std::vector<int> labelledRowsOf(QCPAxisRect* rect, int rows) const;
+    /// The rows' heights changed which rows fit a label.
+    bool rowTicksStale() const;
+    /// The lane's axis label for its height; true where it changed.
+    bool fitLaneLabel();
+    std::vector<int> m_mainLabelled, m_baseLabelled; ///< the rows labelled, as drawn
     void fitTimeRange();
     void updateTimeUnit();
     int rowAtPixel(const QPoint& pos, QCPAxisRect** rect = nullptr) const;

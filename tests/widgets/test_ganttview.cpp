@@ -305,6 +305,105 @@ private slots:
         QCOMPARE(view.selectedStage(), 2);
     }
 
+    // The label rule by hand: labels centred on rows rowPx apart overlap unless they are at
+    // least ceil(line / rowPx) rows apart; the stride is that rounded up to a power of two,
+    // and the last row takes the place of the label before it where they would overlap.
+    void labelledRowsByHand()
+    {
+        using V = std::vector<int>;
+        QCOMPARE(GanttView::labelledRows(4, 20.0, 15), (V{0, 1, 2, 3})); // room for all
+        QCOMPARE(GanttView::labelledRows(8, 6.25, 15), (V{0, 4, 7}));    // 3 rows → 4
+        QCOMPARE(GanttView::labelledRows(8, 7.5, 15), (V{0, 2, 4, 7}));  // 6 gives way to 7
+        QCOMPARE(GanttView::labelledRows(8, 1.0, 15), (V{0}));           // 8 px: one label
+        QCOMPARE(GanttView::labelledRows(2, 15.0, 15), (V{0, 1}));       // touching is fine
+        QCOMPARE(GanttView::labelledRows(1, 3.0, 15), (V{0}));
+        QCOMPARE(GanttView::labelledRows(0, 3.0, 15), V{});
+        const V many = GanttView::labelledRows(64, 100.0, 15); // ≤ ~16 labels: every 4th
+        QCOMPARE(many.front(), 0);
+        QCOMPARE(many[1], 4);
+        QCOMPARE(many.back(), 63);
+        QCOMPARE(int(many.size()), 17);
+        // Invariant over a sweep: first and last row, no two labels closer than a line.
+        for (int rows = 1; rows <= 40; ++rows)
+            for (double px = 0.5; px <= 30; px += 0.75) {
+                const V r = GanttView::labelledRows(rows, px, 15);
+                QCOMPARE(r.front(), 0);
+                if ((rows - 1) * px >= 15)
+                    QCOMPARE(r.back(), rows - 1);
+                for (std::size_t i = 1; i < r.size(); ++i)
+                    QVERIFY2((r[i] - r[i - 1]) * px >= 15 - 1e-9,
+                             qPrintable(QStringLiteral("%1 rows of %2 px").arg(rows).arg(px)));
+            }
+    }
+
+    // Compare with a deeper baseline (p = 8 over p = 4) in a short view: the ghosted lane's
+    // rows are shorter than a line of text, and its labels, as drawn in the first paint, do
+    // not overlap (boxes from the font's metrics at the ticks' pixels), with stage 0 and
+    // stage 7 labelled. The current lane keeps the same rule.
+    void baselineRowLabelsDoNotOverlap()
+    {
+        GanttView view;
+        view.resize(700, 380);
+        view.setTimeline(makeTimeline(Schedule::OneF1B, 4, 8, 1, 1.0, 2.0, 0.0));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        // The baseline lane is laid out for the first time in this one paint.
+        view.setBaseline(makeTimeline(Schedule::OneF1B, 8, 16, 1, 1.0, 2.0, 0.0));
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        auto check = [](QCPAxis* y, int rows, bool mustThin) {
+            const QFontMetrics fm(y->tickLabelFont());
+            const double rowPx = double(y->axisRect()->height()) / rows;
+            if (mustThin)
+                QVERIFY2(rowPx < fm.height(), qPrintable(QStringLiteral("rows %1 px").arg(rowPx)));
+            const QVector<double> ticks = y->tickVector();
+            const QVector<QString> labels = y->tickVectorLabels();
+            QCOMPARE(ticks.size(), labels.size());
+            QVERIFY(ticks.size() >= 2);
+            std::vector<QRectF> boxes;
+            for (int i = 0; i < ticks.size(); ++i) {
+                const double py = y->coordToPixel(ticks[i]);
+                QRectF box(0, 0, fm.horizontalAdvance(labels[i]), fm.height());
+                box.moveCenter(QPointF(0, py)); // QCustomPlot centres a left tick label
+                boxes.push_back(box);
+            }
+            for (std::size_t i = 0; i < boxes.size(); ++i)
+                for (std::size_t j = i + 1; j < boxes.size(); ++j)
+                    QVERIFY2(!boxes[i].intersects(boxes[j]),
+                             qPrintable(labels[int(i)] + QStringLiteral(" / ") + labels[int(j)]));
+            QVERIFY(labels.contains(QStringLiteral("stage 0")));
+            QVERIFY(labels.contains(QStringLiteral("stage %1").arg(rows - 1)));
+        };
+        check(view.baselineGantt()->valueAxis(), 8, true);
+        if (QTest::currentTestFailed())
+            return;
+        check(view.gantt()->valueAxis(), 4, false);
+        // The lane's axis label stands rotated beside it: its widest line fits the lane.
+        QCPAxis* laneY = view.memoryLane()->valueAxis();
+        const QFontMetrics fm(laneY->labelFont());
+        int widest = 0;
+        for (const QString& line : laneY->label().split(QLatin1Char('\n')))
+            widest = std::max(widest, fm.horizontalAdvance(line));
+        QVERIFY2(widest <= laneY->axisRect()->height(), qPrintable(laneY->label()));
+        // A roomy view: every row labelled, and the full lane label.
+        view.resize(1200, 1000);
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(view.baselineGantt()->valueAxis()->tickVector().size(), 8);
+        QCOMPARE(laneY->label(), QStringLiteral("stage 0\nin flight"));
+    }
+
+    void laneLabelShortensToItsHeight()
+    {
+        const QFontMetrics fm(QFont(QStringLiteral("DejaVu Sans"), 9));
+        const int stage = fm.horizontalAdvance(QStringLiteral("stage 3"));
+        const int flight = fm.horizontalAdvance(QStringLiteral("in flight"));
+        QCOMPARE(GanttView::laneAxisLabel(3, std::max(stage, flight), fm),
+                 QStringLiteral("stage 3\nin flight"));
+        QCOMPARE(GanttView::laneAxisLabel(3, std::max(stage, flight) - 1, fm),
+                 QStringLiteral("s3\nheld"));
+        QCOMPARE(GanttView::laneAxisLabel(3, 1, fm), QStringLiteral("s3"));
+    }
+
     void noTimelineShowsAMessage()
     {
         GanttView view;
