@@ -128,20 +128,16 @@ void readPositionsAndNorm(const Overrides& o, const ImportContext& ctx, ModelSpe
     m.position_embedding = conventionalPositionEmbedding(m.gated_mlp);
     m.norm = conventionalNorm(m.gated_mlp);
     if (const auto type = o.string("model.position_embedding_type")) {
-        if (*type == "learned_absolute")
-            m.position_embedding = PositionEmbedding::Learned;
-        else if (*type == "rope")
-            m.position_embedding = PositionEmbedding::Rope;
-        else if (*type == "none")
-            m.position_embedding = PositionEmbedding::None;
+        if (const auto p = parseMegatronPositionType(*type))
+            m.position_embedding = *p;
         else
             ctx.fail("model.position_embedding_type",
                      "'" + *type + "' is not modelled (learned_absolute, rope or none)");
     }
     if (const auto norm = o.string("model.normalization")) {
-        if (*norm == "RMSNorm")
+        if (*norm == megatronNormalization(NormType::RmsNorm))
             m.norm = NormType::RmsNorm;
-        else if (*norm == "LayerNorm")
+        else if (*norm == megatronNormalization(NormType::LayerNorm))
             m.norm = NormType::LayerNorm;
         else
             ctx.fail("model.normalization", "'" + *norm + "' is not LayerNorm or RMSNorm");

@@ -51,11 +51,9 @@ void readPositionsAndNorm(const Flags& f, ModelSpec& m)
     if (f.has("--use-rotary-position-embeddings"))
         m.position_embedding = PositionEmbedding::Rope;
     if (const auto type = f.value("--position-embedding-type")) {
-        if (*type == "learned_absolute")
-            m.position_embedding = PositionEmbedding::Learned;
-        else if (*type == "rope")
-            m.position_embedding = PositionEmbedding::Rope;
-        else if (*type == "none" || *type == "alibi") // alibi: the BigScience fork (BLOOM)
+        if (const auto p = parseMegatronPositionType(*type))
+            m.position_embedding = *p;
+        else if (*type == "alibi") // the BigScience fork (BLOOM)
             m.position_embedding = PositionEmbedding::None;
         else
             f.fail("--position-embedding-type",

@@ -121,11 +121,8 @@ void model(const ModelSpec& m, Overrides& o)
     o.set("model.kv_channels", m.headDim());
     o.set("model.ffn_hidden_size", m.ffn_hidden);
     o.setBool("model.gated_linear_unit", m.gated_mlp);
-    o.set("model.normalization", m.norm == NormType::RmsNorm ? "RMSNorm" : "LayerNorm");
-    o.set("model.position_embedding_type", m.position_embedding == PositionEmbedding::Rope ? "rope"
-                                           : m.position_embedding == PositionEmbedding::Learned
-                                               ? "learned_absolute"
-                                               : "none");
+    o.set("model.normalization", std::string(megatronNormalization(m.norm)));
+    o.set("model.position_embedding_type", std::string(megatronPositionType(m.position_embedding)));
     o.setBool("model.share_embeddings_and_output_weights", m.tied_embeddings);
     if (m.mtp_layers > 0)
         o.set("model.mtp_num_layers", m.mtp_layers);

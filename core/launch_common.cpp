@@ -227,6 +227,33 @@ std::string ArgList::lines(std::string_view indent) const
     return out;
 }
 
+std::string_view megatronPositionType(PositionEmbedding p)
+{
+    switch (p) {
+    case PositionEmbedding::Rope:
+        return "rope";
+    case PositionEmbedding::None:
+        return "none";
+    case PositionEmbedding::Learned:
+        break;
+    }
+    return "learned_absolute";
+}
+
+std::optional<PositionEmbedding> parseMegatronPositionType(std::string_view name)
+{
+    for (const PositionEmbedding p :
+         {PositionEmbedding::Learned, PositionEmbedding::Rope, PositionEmbedding::None})
+        if (name == megatronPositionType(p))
+            return p;
+    return std::nullopt;
+}
+
+std::string_view megatronNormalization(NormType n)
+{
+    return n == NormType::RmsNorm ? "RMSNorm" : "LayerNorm";
+}
+
 std::string formatNumber(double v)
 {
     char buf[32];

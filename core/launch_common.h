@@ -4,6 +4,7 @@
 // with, the node count, the warnings, and the Megatron-style MoE layer pattern.
 #include "core/launch_config.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +87,13 @@ std::string megatronAttentionBackend(const TrainingSettings& t, Warnings& w);
 /// auto is the default kernel; unfused and local (Megatron's own unfused DotProductAttention)
 /// are flash_attention false.
 bool readMegatronAttentionBackend(std::string_view value, TrainingSettings& t);
+
+/// Megatron-Core's position_embedding_type names (GPTModel, Megatron-LM
+/// --position-embedding-type and Megatron-Bridge model.position_embedding_type): learned_absolute,
+/// rope, none; and its normalization names, LayerNorm and RMSNorm.
+std::string_view megatronPositionType(PositionEmbedding p);
+std::optional<PositionEmbedding> parseMegatronPositionType(std::string_view name);
+std::string_view megatronNormalization(NormType n);
 
 /// Shortest text of a double that reads back the same ("0.1", "1e-05").
 std::string formatNumber(double v);

@@ -239,10 +239,9 @@ void megatronModelArgs(const ModelSpec& m, ArgList& a)
         a.flag("--swiglu");
     // Megatron's defaults are LayerNorm and learned absolute positions: the others are written.
     if (m.norm == NormType::RmsNorm)
-        a.opt("--normalization", "RMSNorm");
+        a.opt("--normalization", std::string(megatronNormalization(m.norm)));
     if (m.position_embedding != PositionEmbedding::Learned)
-        a.opt("--position-embedding-type",
-              m.position_embedding == PositionEmbedding::Rope ? "rope" : "none");
+        a.opt("--position-embedding-type", std::string(megatronPositionType(m.position_embedding)));
     if (m.gated_mlp) // the gated (Llama-family) models paralens holds have no linear biases
         a.flag("--disable-bias-linear");
     if (!m.tied_embeddings)
