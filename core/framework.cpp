@@ -105,13 +105,23 @@ LossBytes crossEntropyBytes(CrossEntropy kind)
 FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& p)
 {
     FrameworkConventions c = conventions(t.framework, t.optimizer);
-    if (t.cross_entropy != CrossEntropy::Default) {
-        const LossBytes loss = crossEntropyBytes(t.cross_entropy);
+    // torchtitan compiles the loss with the blocks under compile (components/loss.py
+    // build_cross_entropy_loss since bbb1b616e, April 2025; compile.components defaults to
+    // ["model", "loss"]): Inductor fuses the fp32 cast, log-softmax and its backward into
+    // kernels that read the bf16 logits and write a bf16 gradient, as the fused kernel does.
+    // Before (train.py at 9dec370, Dec 2024) the compile of the loss was commented out: such
+    // runs say training.cross_entropy eager.
+    const CrossEntropy ce =
+        t.cross_entropy == CrossEntropy::Default && t.framework == Framework::FSDP && t.compile
+            ? CrossEntropy::Fused
+            : t.cross_entropy;
+    if (ce != CrossEntropy::Default) {
+        const LossBytes loss = crossEntropyBytes(ce);
         c.loss_bytes_forward = loss.forward;
         c.loss_bytes_backward = loss.backward;
         // The fused kernel keeps the bf16 logits and writes a bf16 gradient: one fp32 copy's
         // bytes; the others keep the framework's own fp32 copies.
-        if (t.cross_entropy == CrossEntropy::Fused)
+        if (ce == CrossEntropy::Fused)
             c.loss_logit_copies = 1;
     }
     c.overlap_grad_reduce = c.overlap_grad_reduce && t.overlap_grad_reduce;

@@ -9,6 +9,7 @@
 #include "core/spec_io.h"
 #include "core/toml.h"
 
+#include <algorithm>
 #include <set>
 
 namespace paralens::launch {
@@ -286,7 +287,11 @@ void readTraining(Reader& r, Scenario& s, std::int64_t& local, std::int64_t& glo
         r.fail(*r.get("activation_checkpoint", "mode"), "activation_checkpoint.mode",
                "'" + mode + "' is not none, selective or full (memory_budget is not modelled)");
     t.compile = r.boolean("compile", "enable").value_or(false);
-    (void)r.get("compile", "components");
+    // compile.components defaults to ["model", "loss"]; without "loss" the cross entropy runs
+    // eager on the fp32 logits (torchtitan components/loss.py build_cross_entropy_loss).
+    if (const auto parts = r.strings(r.get("compile", "components"), "compile.components");
+        parts && std::find(parts->begin(), parts->end(), std::string("loss")) == parts->end())
+        t.cross_entropy = CrossEntropy::Eager;
     t.moe_load_imbalance = r.boolean("debug", "moe_force_load_balance").value_or(false) ? 1.0 : 0.0;
     const auto converters = r.strings(r.get("model", "converters"), "model.converters");
     t.precision = Precision::BF16;

@@ -204,6 +204,7 @@ private slots:
             Framework framework;
             CrossEntropy kind;
             double forward, backward;
+            bool compile = false;
         };
         const Case cases[] = {{Framework::Megatron, CrossEntropy::Default, 38, 14},
                               {Framework::DeepSpeed, CrossEntropy::Default, 38, 14},
@@ -211,11 +212,17 @@ private slots:
                               {Framework::Megatron, CrossEntropy::Eager, 22, 26},
                               {Framework::FSDP, CrossEntropy::Megatron, 38, 14},
                               {Framework::FSDP, CrossEntropy::Fused, 2, 4},
-                              {Framework::Megatron, CrossEntropy::Fused, 2, 4}};
+                              {Framework::Megatron, CrossEntropy::Fused, 2, 4},
+                              // torchtitan compiles the loss with the blocks (since April 2025):
+                              // Inductor's fused kernels read bf16 logits, write a bf16 gradient.
+                              {Framework::FSDP, CrossEntropy::Default, 2, 4, true},
+                              {Framework::FSDP, CrossEntropy::Eager, 22, 26, true},
+                              {Framework::Megatron, CrossEntropy::Default, 38, 14, true}};
         for (const Case& c : cases) {
             TrainingSettings tr;
             tr.framework = c.framework;
             tr.cross_entropy = c.kind;
+            tr.compile = c.compile;
             const Dims d = dimsFor(m, tr, ParallelPlan{});
             const FrameworkConventions fw = conventions(tr, ParallelPlan{});
             const StageTimes t = headTimes(d, kernels(), std::int64_t(vocab), fw);
@@ -235,6 +242,10 @@ private slots:
         fused.cross_entropy = CrossEntropy::Fused;
         QCOMPARE(conventions(fused, ParallelPlan{}).loss_logit_copies, 1.0);
         fused.cross_entropy = CrossEntropy::Default;
+        QCOMPARE(conventions(fused, ParallelPlan{}).loss_logit_copies, 3.0);
+        fused.compile = true; // the compiled loss: one copy's bytes, as the fused kernel
+        QCOMPARE(conventions(fused, ParallelPlan{}).loss_logit_copies, 1.0);
+        fused.cross_entropy = CrossEntropy::Eager; // Dec 2024's eager loss under compile
         QCOMPARE(conventions(fused, ParallelPlan{}).loss_logit_copies, 3.0);
     }
 

@@ -15,6 +15,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 using namespace paralens;
 
@@ -113,6 +114,24 @@ private slots:
         QCOMPARE(s.training.global_batch, 64);
         QCOMPARE(s.training.seq_len, 8192);
         QVERIFY(s.training.framework == Framework::FSDP);
+        QVERIFY(s.training.cross_entropy == CrossEntropy::Default); // "loss" is compiled
+    }
+
+    // compile.components without "loss" leaves the cross entropy eager on the fp32 logits
+    // (torchtitan components/loss.py build_cross_entropy_loss); the writer says so back.
+    void torchtitanEagerLossIsComponentsWithoutLoss()
+    {
+        std::ifstream f(kFiles + "torchtitan-llama3-8b.toml");
+        std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        const std::string from = "enable = false\ncomponents = [\"model\", \"loss\"]";
+        const auto at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), "enable = true\ncomponents = [\"model\"]");
+        const Scenario s = importLaunch(text, "t.toml").scenario;
+        QVERIFY(s.training.compile);
+        QVERIFY(s.training.cross_entropy == CrossEntropy::Eager);
+        const std::string back = launchConfig(s, LaunchFramework::Torchtitan).files.front().text;
+        QVERIFY2(back.find("components = [\"model\"]\n") != std::string::npos, back.c_str());
     }
 
     // DeepSeek-V3 (tp 2, pp 8, ep 16 on 256 GPUs) as each framework that can carry its MLA
