@@ -43,6 +43,8 @@ QString Comparison::mfuDeltaText(double delta_fraction)
 
 QString Comparison::bytesDeltaText(double delta_bytes)
 {
+    if (std::abs(delta_bytes) < 0.5) // "+0 B" reads as a rounding artefact
+        return tr("same as baseline");
     return tr("%1 vs baseline").arg(signedText(delta_bytes, units::bytes(std::abs(delta_bytes))));
 }
 

@@ -107,8 +107,13 @@ int main(int argc, char** argv)
                                          floating);
     }
     // Presenting first: a tour's steps are then laid out for the projector from the start.
-    if (present)
+    // A projector shows the whole screen: started to present, the window takes all of it
+    // (F5 later keeps the window's size, as a user who sized it wants).
+    if (present) {
+        if (const QScreen* screen = window.screen())
+            window.setGeometry(screen->availableGeometry());
         window.workshop()->setPresentation(true);
+    }
     window.findChild<paralens::TourController*>()->launch(tour); // errors: a box and stderr
     // Screenshots and demos: PARALENS_SHOW_DOCKS=SearchDock,CalibrationDock,... opens those
     // docks (object names), as their Tools menu entries do.

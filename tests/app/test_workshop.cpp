@@ -246,6 +246,13 @@ private slots:
         QCOMPARE(w.breakdownView()->baselineStepSeconds(), 0.0);
     }
 
+    /// An unchanged peak says so instead of "+0 B vs baseline".
+    void unchangedMemorySaysSame()
+    {
+        QCOMPARE(Comparison::bytesDeltaText(0), QStringLiteral("same as baseline"));
+        QVERIFY(Comparison::bytesDeltaText(-1024).startsWith(QStringLiteral("−")));
+    }
+
     /// #8: presentation fits a 1024×768 projector, keeps the memory chart a chart, has the
     /// V-schedule buttons and an icon on Play / Pause, leaves with Esc, and gives every chart
     /// its normal fonts back.
