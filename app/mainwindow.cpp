@@ -76,6 +76,7 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
     resize(1600, 1000);
+    skipLatinShaping();
 
     m_doc = new Document(defaultScenario(), m_presets, this);
     m_evaluator = new Evaluator(this);
@@ -228,6 +229,18 @@ void MainWindow::arrangeToolDocks()
     }
     if (front)
         front->raise(); // the tool just opened, in front of the Scenario tab
+}
+
+// Kerning and ligatures are cosmetic in Latin script, and shaping every label, tick and legend
+// entry again on each repaint was a quarter of a slider tick (harfbuzz under QTextEngine::shape).
+// QFont::PreferNoShaping skips it only where a script does not need it (Qt's QFont docs).
+void MainWindow::skipLatinShaping()
+{
+    QFont f = QApplication::font();
+    if (f.styleStrategy() & QFont::PreferNoShaping)
+        return;
+    f.setStyleStrategy(QFont::StyleStrategy(f.styleStrategy() | QFont::PreferNoShaping));
+    QApplication::setFont(f);
 }
 
 void MainWindow::applyFontScale()

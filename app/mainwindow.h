@@ -158,6 +158,7 @@ private:
     bool m_arrangePending = false;
     void scheduleArrange();
     void keepOnScreen();
+    static void skipLatinShaping();
     void applyFontScale();
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/calibrationview.h"
+#include "core/spec_io.h"
 #include "widgets/palette.h"
 #include "widgets/qt_text.h"
 #include "widgets/units.h"
@@ -189,6 +190,8 @@ void CalibrationView::clearProfile()
 
 void CalibrationView::setCluster(const ClusterSpec& cluster)
 {
+    if (m_cluster && *m_cluster == cluster)
+        return; // every slider tick passes the cluster; the curves change only with it
     m_cluster = cluster;
     rebuild();
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace paralens {
 namespace {
@@ -355,9 +356,16 @@ void GanttPlottable::draw(QCPPainter* painter)
     painter->setFont(font);
     const QColor text = m_ghost ? QColor(255, 255, 255, 160) : QColor(Qt::white);
     painter->setPen(text);
+    // The shortest label ("F1", "B1", "W1") bounds every other: thousands of blocks a few
+    // pixels wide are skipped without formatting and measuring their labels.
+    double narrowest = std::numeric_limits<double>::max();
+    for (const char* shortest : {"F1", "B1", "W1"})
+        narrowest = std::min(narrowest, fm.horizontalAdvance(QLatin1String(shortest)));
     for (const Drawn& d : drawn) {
         if (m_stats.labels >= kMaxLabels)
             break;
+        if (d.rect.width() < narrowest + 4 || d.rect.height() < fm.height())
+            continue;
         const QString label = opLabel(sched.ops[d.op]);
         if (d.rect.width() < fm.horizontalAdvance(label) + 4 || d.rect.height() < fm.height())
             continue;

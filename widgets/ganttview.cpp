@@ -798,7 +798,8 @@ void GanttView::applyColors()
 {
     const QPalette pal = palette();
     QColor lane = palette::categorical(5);
-    m_laneGraph->setPen(QPen(lane, 1.5));
+    // Width 1: a wider pen goes through the path stroker, a visible share of a slider tick.
+    m_laneGraph->setPen(QPen(lane, 1));
     lane.setAlpha(70);
     m_laneGraph->setBrush(lane);
     QPen cursorPen(palette::warning(pal), m_presentation ? 3.0 : 1.5);
