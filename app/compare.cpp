@@ -26,26 +26,43 @@ Comparison::Comparison(Headline* headline, MemoryView* memory, BreakdownView* br
 {
 }
 
-QString Comparison::stepDeltaText(double delta_seconds, double ratio)
+QString Comparison::stepDelta(double delta_seconds, double ratio)
 {
     QString text = signedText(delta_seconds, units::seconds(std::abs(delta_seconds)));
     if (ratio > 0)
         text +=
             QStringLiteral(" (%1)").arg(signedText(ratio - 1, units::percent(std::abs(ratio - 1))));
-    return tr("%1 vs baseline").arg(text);
+    return text;
+}
+
+QString Comparison::stepDeltaText(double delta_seconds, double ratio)
+{
+    return tr("%1 vs baseline").arg(stepDelta(delta_seconds, ratio));
+}
+
+QString Comparison::mfuDelta(double delta_fraction)
+{
+    return tr("%1 pt").arg(
+        signedText(delta_fraction, QString::number(std::abs(delta_fraction) * 100, 'f', 1)));
 }
 
 QString Comparison::mfuDeltaText(double delta_fraction)
 {
-    return tr("%1 pt vs baseline")
-        .arg(signedText(delta_fraction, QString::number(std::abs(delta_fraction) * 100, 'f', 1)));
+    return tr("%1 vs baseline").arg(mfuDelta(delta_fraction));
+}
+
+QString Comparison::bytesDelta(double delta_bytes)
+{
+    if (std::abs(delta_bytes) < 0.5) // "+0 B" reads as a rounding artefact
+        return tr("same");
+    return signedText(delta_bytes, units::bytes(std::abs(delta_bytes)));
 }
 
 QString Comparison::bytesDeltaText(double delta_bytes)
 {
-    if (std::abs(delta_bytes) < 0.5) // "+0 B" reads as a rounding artefact
+    if (std::abs(delta_bytes) < 0.5)
         return tr("same as baseline");
-    return tr("%1 vs baseline").arg(signedText(delta_bytes, units::bytes(std::abs(delta_bytes))));
+    return tr("%1 vs baseline").arg(bytesDelta(delta_bytes));
 }
 
 void Comparison::pin(const Evaluation& e)
@@ -86,13 +103,14 @@ void Comparison::update(const Evaluation& current)
         return;
     }
     const EstimateDelta d = delta(current.estimate, b);
-    m_headline->setDelta(Headline::StepTime, stepDeltaText(d.step_seconds, d.step_ratio));
-    m_headline->setDelta(Headline::Mfu, mfuDeltaText(d.mfu));
-    m_headline->setDelta(Headline::PeakMemory, bytesDeltaText(d.peak_bytes));
-    m_headline->setDelta(
-        Headline::TokensPerSecond,
-        tr("%1 vs baseline")
-            .arg(signedText(d.tokens_per_second, units::count(std::abs(d.tokens_per_second)))));
+    m_headline->setDelta(Headline::StepTime, stepDeltaText(d.step_seconds, d.step_ratio),
+                         stepDelta(d.step_seconds, d.step_ratio));
+    m_headline->setDelta(Headline::Mfu, mfuDeltaText(d.mfu), mfuDelta(d.mfu));
+    m_headline->setDelta(Headline::PeakMemory, bytesDeltaText(d.peak_bytes),
+                         bytesDelta(d.peak_bytes));
+    const QString tokens =
+        signedText(d.tokens_per_second, units::count(std::abs(d.tokens_per_second)));
+    m_headline->setDelta(Headline::TokensPerSecond, tr("%1 vs baseline").arg(tokens), tokens);
 }
 
 } // namespace paralens

@@ -34,6 +34,10 @@ public:
     static QString stepDeltaText(double delta_seconds, double ratio);
     static QString mfuDeltaText(double delta_fraction);
     static QString bytesDeltaText(double delta_bytes);
+    /// The same changes without " vs baseline", for a card too narrow for the whole text.
+    static QString stepDelta(double delta_seconds, double ratio);
+    static QString mfuDelta(double delta_fraction);
+    static QString bytesDelta(double delta_bytes);
 
 signals:
     void pinnedChanged(bool pinned);

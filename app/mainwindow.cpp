@@ -174,8 +174,13 @@ MainWindow::MainWindow(const PresetLibrary* presets, QWidget* parent)
 
 QSize MainWindow::firstStartSize(const QSize& available)
 {
-    return QSize(std::min(1600, available.width() * 4 / 5),
-                 std::min(1000, available.height() * 4 / 5));
+    // Four fifths of a big screen; a small one (a laptop, a 1024 × 768 projector) gives the
+    // window all of it: four fifths of 1024 left the headline's deltas elided.
+    const auto side = [](int avail, int cap, int small) {
+        const int fifths = avail * 4 / 5;
+        return fifths < small ? avail : std::min(cap, fifths);
+    };
+    return QSize(side(available.width(), 1600, 1280), side(available.height(), 1000, 800));
 }
 
 double MainWindow::fontScaleFor(const QSize& size)

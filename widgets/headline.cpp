@@ -51,9 +51,22 @@ class ElidedLabel : public QLabel
 public:
     using QLabel::QLabel;
 
+    /// A shorter form shown whole before the full text is cut ("−765 ms (−4.2 %)" for
+    /// "−765 ms (−4.2 %) vs baseline"); empty: none.
+    void setCompactText(const QString& compact)
+    {
+        m_compact = compact;
+        update();
+    }
     bool isElided() const
     {
         return fontMetrics().horizontalAdvance(text()) > contentsRect().width();
+    }
+    /// What paintEvent draws: the text, else the compact form, cut to the box.
+    QString shownText() const
+    {
+        const QString& whole = isElided() && !m_compact.isEmpty() ? m_compact : text();
+        return fontMetrics().elidedText(whole, Qt::ElideRight, contentsRect().width());
     }
     QSize minimumSizeHint() const override
     {
@@ -67,7 +80,7 @@ protected:
     {
         QPainter painter(this);
         const QRect r = contentsRect();
-        const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, r.width());
+        const QString shown = shownText();
         style()->drawItemText(&painter, r, int(alignment()) | Qt::TextSingleLine, palette(),
                               isEnabled(), shown, foregroundRole());
     }
@@ -82,6 +95,9 @@ protected:
         }
         return QLabel::event(event);
     }
+
+private:
+    QString m_compact;
 };
 
 /// Takes every item out of a card's column of rows (the rows' layouts deleted, the labels
@@ -562,9 +578,10 @@ void Headline::setInvalid(const QString& reason)
     contentChanged();
 }
 
-void Headline::setDelta(Figure f, const QString& text)
+void Headline::setDelta(Figure f, const QString& text, const QString& compact)
 {
     m_deltas[f]->setText(text);
+    static_cast<ElidedLabel*>(m_deltas[f])->setCompactText(compact);
     m_deltas[f]->setVisible(!text.isEmpty());
     contentChanged();
 }
@@ -572,6 +589,11 @@ void Headline::setDelta(Figure f, const QString& text)
 QString Headline::deltaText(Figure f) const
 {
     return m_deltas[f]->text();
+}
+
+QString Headline::shownDeltaText(Figure f) const
+{
+    return static_cast<const ElidedLabel*>(m_deltas[f])->shownText();
 }
 
 QString Headline::valueText(Figure f) const

@@ -45,8 +45,12 @@ public:
     QString calibrationText() const;
     /// A small line under a figure's value (compare mode: the change from the baseline); ""
     /// hides it.
-    void setDelta(Figure f, const QString& text);
+    /// The change against a pinned baseline; `compact` is shown instead when the card is too
+    /// narrow for `text` (the whole text stays in the tooltip).
+    void setDelta(Figure f, const QString& text, const QString& compact = {});
     QString deltaText(Figure f) const;
+    /// The delta as drawn now: whole, its compact form, or either cut with "…".
+    QString shownDeltaText(Figure f) const;
     /// The model's accuracy on measured runs like this scenario ("vs measured: ±8.3 % on 12
     /// similar runs"), shown at the end of the strip; "" hides it.
     void setAccuracyNote(const QString& text, const QString& toolTip = {});

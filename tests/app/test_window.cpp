@@ -239,6 +239,13 @@ private slots:
             QVERIFY2(w.width() <= 1024 && w.height() <= 768, qPrintable(where));
             const QString problems = testing::headlineOverprint(*w.headline());
             QVERIFY2(problems.isEmpty(), qPrintable(where + QStringLiteral("\n") + problems));
+            // At 1024 px the step's change reads whole, without "vs baseline" if need be.
+            const QString step = w.headline()->shownDeltaText(Headline::StepTime);
+            if (w.width() == 1024)
+                QVERIFY2(!step.contains(QStringLiteral("…")), qPrintable(where + ": " + step));
+            QVERIFY2(w.headline()->deltaText(Headline::StepTime).startsWith(step.chopped(1)) ||
+                         step == w.headline()->deltaText(Headline::StepTime),
+                     qPrintable(step));
         }
         QCOMPARE(w.memoryView()->stageCount(), 4);
         QVERIFY(w.memoryView()->baselineGiB(7) > 0);
@@ -311,12 +318,15 @@ private slots:
     }
 
     /// A first start (nothing saved) opens at 1600 × 1000 or four fifths of the screen,
-    /// whichever is smaller, centred; never larger than the screen.
+    /// whichever is smaller, centred; a side whose four fifths would be under 1280 × 800 takes
+    /// the whole screen; never larger than the screen.
     void firstStartSize()
     {
         QCOMPARE(MainWindow::firstStartSize(QSize(2560, 1440)), QSize(1600, 1000));
         QCOMPARE(MainWindow::firstStartSize(QSize(1920, 1080)), QSize(1536, 864));
-        QCOMPARE(MainWindow::firstStartSize(QSize(1024, 768)), QSize(819, 614));
+        QCOMPARE(MainWindow::firstStartSize(QSize(1024, 768)), QSize(1024, 768));
+        QCOMPARE(MainWindow::firstStartSize(QSize(1366, 768)), QSize(1366, 768));
+        QCOMPARE(MainWindow::firstStartSize(QSize(1600, 900)), QSize(1280, 900));
         QSettings().clear();
         MainWindow w;
         w.restoreSession(false);
