@@ -18,6 +18,7 @@
 #include "core/scenario_io.h"
 #include "tests/widgets/headline_checks.h"
 #include "widgets/breakdownview.h"
+#include "widgets/chartview.h"
 #include "widgets/ganttview.h"
 #include "widgets/memoryview.h"
 #include "widgets/planmapview.h"
@@ -458,6 +459,19 @@ private slots:
             if (w.headline()->isVisibleTo(&w)) {
                 const QString problems = testing::headlineOverprint(*w.headline());
                 QVERIFY2(problems.isEmpty(), qPrintable(where + QStringLiteral("\n") + problems));
+            }
+            // Every chart shown lies inside the window (a squeezed layout clips their axes).
+            for (ChartView* chart : w.findChildren<ChartView*>()) {
+                if (!chart->isVisibleTo(&w))
+                    continue;
+                const QRect inWindow(chart->mapTo(&w, QPoint(0, 0)), chart->size());
+                QVERIFY2(w.rect().contains(inWindow),
+                         qPrintable(QStringLiteral("%1: %2 at %3,%4 %5x%6")
+                                        .arg(where, chart->objectName())
+                                        .arg(inWindow.x())
+                                        .arg(inWindow.y())
+                                        .arg(inWindow.width())
+                                        .arg(inWindow.height())));
             }
             // The charts keep most of the window.
             QVERIFY2(strip->height() <= size.height() / 2,
