@@ -48,6 +48,14 @@ QTableWidgetItem* numberItem(const QString& text)
 FitAdviceView::FitAdviceView(QWidget* parent)
     : QWidget(parent), m_job(this, [this](FitAdvice a) { showAdvice(a); })
 {
+    // Three key-repeat periods: an X server repeats a held key 25 times a second (xset(1),
+    // "r rate" default 660 25), and a dragged slider moves at the display's rate; a longer gap
+    // means the user stopped.
+    constexpr int kPauseMs = 120;
+    m_pending = new QTimer(this);
+    m_pending->setSingleShot(true);
+    m_pending->setInterval(kPauseMs);
+    connect(m_pending, &QTimer::timeout, this, &FitAdviceView::start);
     setAccessibleName(tr("Fit advice"));
     m_headline = new QLabel(this);
     m_headline->setWordWrap(true);
@@ -102,8 +110,11 @@ void FitAdviceView::setScenario(const Scenario& s, bool active)
 {
     m_scenario = s;
     m_stale = true;
+    // A dragged slider sends an edit per step: the search (tens of milliseconds of a core)
+    // runs for the position the user stops at, not for every one passed on the way, so it
+    // does not take the core the window's own repaint needs.
     if (active)
-        start();
+        m_pending->start();
 }
 
 void FitAdviceView::start()

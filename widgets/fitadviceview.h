@@ -3,6 +3,7 @@
 #include "core/fit_advice.h"
 #include "widgets/backgroundjob.h"
 
+#include <QTimer>
 #include <QWidget>
 
 class QLabel;
@@ -26,7 +27,10 @@ public:
 
     /// The scenario to advise on; computed now when `active`, else when next made active.
     void setScenario(const Scenario& s, bool active = true);
-    bool isComputing() const { return m_job.isBusy(); }
+    /// A search is waiting for the edits to pause, or running.
+    bool isComputing() const { return isPending() || m_job.isBusy(); }
+    /// An edit came in less than the pause ago: the search waits for the next.
+    bool isPending() const { return m_pending->isActive(); }
     /// The advice shown (for the scenario of the newest finished job).
     const FitAdvice& advice() const { return m_advice; }
     QTableWidget* table() const { return m_table; }
@@ -54,6 +58,7 @@ private:
     QLabel* m_terms = nullptr;
     QLabel* m_listTitle = nullptr;
     QTableWidget* m_table = nullptr;
+    QTimer* m_pending = nullptr;    ///< starts the search once the edits pause
     BackgroundJob<FitAdvice> m_job; // last: destroyed (waited for) first
 };
 

@@ -45,6 +45,24 @@ class TestFitAdviceView : public QObject
 {
     Q_OBJECT
 private slots:
+    /// A burst of edits (a dragged slider) runs one search, for the last plan, once they pause.
+    void editsInABurstSearchOnce()
+    {
+        FitAdviceView view;
+        view.show();
+        QSignalSpy ready(&view, &FitAdviceView::adviceReady);
+        for (int tp : {1, 2, 4, 8}) {
+            view.setScenario(llama70b(tp, 1, 0));
+            QVERIFY(view.isPending() && view.isComputing());
+        }
+        QVERIFY(waitReady(view));
+        QVERIFY(!view.isPending());
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(view.advice().peak_bytes, adviseFit(llama70b(8, 1, 0)).peak_bytes);
+        view.setScenario(llama70b(8, 1, 0), false); // hidden: nothing waits
+        QVERIFY(!view.isComputing());
+    }
+
     void showsWhyAndWhatWouldFit()
     {
         FitAdviceView view;
