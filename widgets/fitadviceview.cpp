@@ -110,7 +110,7 @@ void FitAdviceView::setScenario(const Scenario& s, bool active)
 {
     m_scenario = s;
     m_stale = true;
-    // A dragged slider sends an edit per step: the search (tens of milliseconds of a core)
+    // A dragged slider sends an edit per step: the search (up to ~10 ms of a core)
     // runs for the position the user stops at, not for every one passed on the way, so it
     // does not take the core the window's own repaint needs.
     if (active)
