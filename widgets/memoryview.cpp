@@ -130,6 +130,17 @@ void MemoryView::adaptLayoutTo(const QSize& size)
     setCapacityText();
 }
 
+// The capacity label is a plot item, which keeps the font it was made with: it follows the
+// view's font (presentation mode's large type, and back), and the margin follows the label.
+void MemoryView::changeEvent(QEvent* event)
+{
+    ChartView::changeEvent(event);
+    if (event->type() == QEvent::FontChange && m_capacityLabel) {
+        m_capacityLabel->setFont(font());
+        setCapacityText();
+    }
+}
+
 void MemoryView::setCapacityText()
 {
     const bool hasCapacity = m_capacityLabel->visible();

@@ -64,6 +64,7 @@ public:
     QRectF stageBarRect(int stage) const;
 
 protected:
+    void changeEvent(QEvent* event) override;
     void adaptLayoutTo(const QSize& size) override;
     void clearData() override;
     void applyColors() override;

@@ -283,6 +283,8 @@ private slots:
                  qPrintable(QStringLiteral("%1 vs %2")
                                 .arg(w.memoryView()->height())
                                 .arg(w.ganttView()->height())));
+        // The HBM capacity label grows with it too (it kept the font it was made with).
+        QVERIFY(w.memoryView()->capacityLabel()->font().pointSizeF() >= w.font().pointSizeF());
         // Every chart's title grows with the window's font.
         for (QCPLayoutElement* e : w.memoryView()->plot()->plotLayout()->elements(true))
             if (auto* t = qobject_cast<QCPTextElement*>(e))
