@@ -60,8 +60,8 @@ private slots:
             {"reference/torchtitan-h100.paralens-runs.json", 18 + 12},
             {"reference/torchtitan-h200-trainy.paralens-runs.json", 2}, // 4 and 8 nodes
             // torchao's float8 training tables: H100 bf16, tensorwise, rowwise; MI300X bf16,
-            // tensorwise, rowwise_with_gw_hp, rowwise.
-            {"reference/torchao-float8-training.paralens-runs.json", 3 + 4},
+            // tensorwise, rowwise_with_gw_hp, rowwise; B200 bf16, tensorwise, two mxfp8, rowwise.
+            {"reference/torchao-float8-training.paralens-runs.json", 3 + 4 + 5},
             // H100 tables: large scale 18, 8-64 GPUs 52, FP8 7.
             {"reference/mosaic-llm-foundry-h100.paralens-runs.json", 18 + 52 + 7},
             {"reference/megatron-lm-h100-weak-scaling.paralens-runs.json", 9}, // 1.7B ... 462B
