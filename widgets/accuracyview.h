@@ -60,9 +60,14 @@ signals:
     void runChosen(const paralens::Scenario& scenario, const QString& name);
 
 protected:
+    void adaptLayoutTo(const QSize& size) override;
     void clearData() override;
     void applyColors() override;
     void resizeEvent(QResizeEvent* event) override;
+
+    /// The axis titles, whole or brief (a plot too short for the whole vertical one).
+    static QString measuredLabel(bool brief);
+    static QString predictedLabel(bool brief);
 
 private:
     void setUpTitleAndLegendBelow();

@@ -106,6 +106,21 @@ class TestAccuracyView : public QObject
 {
     Q_OBJECT
 private slots:
+    /// A plot too short for the vertical title says less rather than cutting it.
+    void shortPlotKeepsItsAxisTitlesWhole()
+    {
+        AccuracyView v;
+        v.resize(500, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QCoreApplication::processEvents();
+        QCOMPARE(v.plot()->yAxis->label(), QStringLiteral("predicted step time (s)"));
+        v.resize(500, 150);
+        QCoreApplication::processEvents();
+        QCOMPARE(v.plot()->yAxis->label(), QStringLiteral("predicted (s)"));
+        QCOMPARE(v.plot()->xAxis->label(), QStringLiteral("measured (s)"));
+    }
+
     void onePointPerSpeedRow()
     {
         Fixture f;
