@@ -359,6 +359,8 @@ void AccuracyView::adaptLayoutTo(const QSize& size)
 {
     const QFontMetrics fm(plot()->yAxis->labelFont());
     const bool brief = fm.horizontalAdvance(predictedLabel(false)) > size.height() / 2;
+    if (plot()->yAxis->label() == predictedLabel(brief))
+        return; // a new label invalidates the margins: only when it changes
     plot()->yAxis->setLabel(predictedLabel(brief));
     plot()->xAxis->setLabel(measuredLabel(brief));
 }

@@ -367,7 +367,7 @@ void GanttPlottable::draw(QCPPainter* painter)
         if (d.rect.width() < narrowest + 4 || d.rect.height() < fm.height())
             continue;
         const QString label = opLabel(sched.ops[d.op]);
-        if (d.rect.width() < fm.horizontalAdvance(label) + 4 || d.rect.height() < fm.height())
+        if (d.rect.width() < fm.horizontalAdvance(label) + 4)
             continue;
         painter->drawText(d.rect, Qt::AlignCenter, label);
         ++m_stats.labels;

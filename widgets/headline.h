@@ -44,9 +44,8 @@ public:
     /// The calibration badge as shown ("" when hidden).
     QString calibrationText() const;
     /// A small line under a figure's value (compare mode: the change from the baseline); ""
-    /// hides it.
-    /// The change against a pinned baseline; `compact` is shown instead when the card is too
-    /// narrow for `text` (the whole text stays in the tooltip).
+    /// hides it. `compact` is shown instead when the card is too narrow for `text` (the whole
+    /// text stays in the tooltip).
     void setDelta(Figure f, const QString& text, const QString& compact = {});
     QString deltaText(Figure f) const;
     /// The delta as drawn now: whole, its compact form, or either cut with "…".
