@@ -25,9 +25,9 @@ constexpr std::array<Entry, 9> kEntries{{
     {FitConstant::GemmHalfSize,
      "gemm_half_size",
      {0.0, 512.0,
-      "tensor-core GEMMs reach half their large-size throughput when the smallest dimension "
-      "is some tens to a few hundred (tile sizes of 64-256 in cuBLAS and CUTLASS); 0 is no "
-      "small-size penalty"}},
+      "tensor-core GEMMs reach half their large-depth throughput when the reduction depth K "
+      "is some tens to a few hundred (K tiles of 64-128 in cuBLAS and CUTLASS; 159 in OpenXLA's "
+      "measured H100 table); 0 is no shallow-GEMM penalty"}},
     {FitConstant::HbmEfficiency,
      "hbm_efficiency",
      {0.3, 1.0,

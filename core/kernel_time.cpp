@@ -15,6 +15,9 @@ constexpr double kGemmEfficiency = 0.70; // H100, H200, B200 and any GPU not mat
 constexpr double kGemmEfficiencyA100 = 0.75;
 constexpr double kGemmEfficiencyMi300 = 0.55;
 constexpr double kFp8GemmShare = 0.9; // of the BF16 share, against the FP8 peak
+// The per-GPU efficiencies above are those of an 8192 × 8192 × 8192 GEMM (the width of a 70B
+// layer); the shape factor (ModelConstants::gemm_half_size) is taken relative to that shape.
+constexpr double kGemmReferenceSide = 8192;
 // FP8 GEMMs with rowwise scales (PyTorch's CUTLASS f8f8bf16_rowwise kernel behind
 // torch._scaled_mm) run at this share of the tensorwise (cuBLAS) rate. Fitted to torchao's
 // end-to-end table (torchao/float8/README.md "Training benchmarks": Llama 3 8B, 8 H100, FSDP2,
@@ -518,6 +521,10 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
         k.eff_lin *= kRowwiseGemmRateShare;
     k.attn_ratio = kc.attention_efficiency_ratio;
     k.half = kc.gemm_half_size;
+    k.tile_half = kc.gemm_tile_half_outputs;
+    k.latency = kc.gemm_latency_seconds;
+    const double ref = kGemmReferenceSide;
+    k.reference_shape = ref / (ref + k.half) * (ref * ref) / (ref * ref + k.tile_half);
     double hbm = gpu.hbm_gbps * kBytesPerGB * kc.hbm_efficiency;
     if (measured)
         if (auto g = measured->hbmGbps())

@@ -26,19 +26,23 @@ double rooflineSeconds(double flops, double peak_flops_per_s, double efficiency,
 /// The kernel model of one GPU: peaks, efficiencies and the optional measured profile.
 struct KernelModel
 {
-    double peak_lin = 0;   ///< FLOP/s for linear layers (FP8 peak when training in FP8)
-    double peak_bf16 = 0;  ///< FLOP/s for attention and the LM head
-    double eff_lin = 0;    ///< GEMM efficiency of linear layers
-    double eff_bf16 = 0;   ///< GEMM efficiency in BF16
-    double attn_ratio = 0; ///< flash attention's share of eff_bf16
-    double half = 0;       ///< ModelConstants::gemm_half_size
-    double hbm = 0;        ///< achievable bytes/s, > 0
+    double peak_lin = 0;        ///< FLOP/s for linear layers (FP8 peak when training in FP8)
+    double peak_bf16 = 0;       ///< FLOP/s for attention and the LM head
+    double eff_lin = 0;         ///< GEMM efficiency of linear layers
+    double eff_bf16 = 0;        ///< GEMM efficiency in BF16
+    double attn_ratio = 0;      ///< flash attention's share of eff_bf16
+    double half = 0;            ///< ModelConstants::gemm_half_size
+    double tile_half = 0;       ///< ModelConstants::gemm_tile_half_outputs
+    double latency = 0;         ///< ModelConstants::gemm_latency_seconds
+    double reference_shape = 1; ///< the shape factor of an 8192³ GEMM, where eff applies
+    double hbm = 0;             ///< achievable bytes/s, > 0
     bool fp8 = false;
     Fp8Recipe recipe = Fp8Recipe::Delayed; ///< resolved (never Default) when fp8
     const MeasuredPerformance* measured = nullptr;
 
     /// Seconds of one GEMM of M×K by K×N: roofline at the profile's efficiency for that shape,
-    /// or the default shrunk for thin shapes, eff · x / (x + half) with x the smallest side.
+    /// or the default shrunk for shallow and small shapes, eff · K / (K + half) · M·N / (M·N +
+    /// tile_half), plus the kernel's fixed latency.
     double gemm(double M, double K, double N, bool linear) const
     {
         if (M <= 0 || K <= 0 || N <= 0)
@@ -51,13 +55,13 @@ struct KernelModel
                 eff = *e;
                 fromProfile = true;
             }
-        if (!fromProfile) {
-            const double x = std::min({M, K, N});
-            eff *= x / (x + half);
-        }
+        const double outputs = M * N;
+        if (!fromProfile)
+            eff *= K / (K + half) * outputs / (outputs + tile_half) / reference_shape;
         // 1-byte FP8 or 2-byte inputs, 2-byte output.
-        const double bytes = (f8 ? 1.0 : 2.0) * (M * K + K * N) + 2.0 * M * N;
-        return rooflineSeconds(2 * M * K * N, f8 ? peak_lin : peak_bf16, eff, bytes, hbm);
+        const double bytes = (f8 ? 1.0 : 2.0) * (M * K + K * N) + 2.0 * outputs;
+        return rooflineSeconds(2 * M * K * N, f8 ? peak_lin : peak_bf16, eff, bytes, hbm) +
+               (fromProfile ? 0.0 : latency);
     }
     /// Adds `count` times the forward, input-gradient and weight-gradient times of
     /// Y[M×N] = X[M×K]·W[K×N] to f, b and w. In FP8 training (`fp8_ok` and the model's fp8) it
