@@ -59,6 +59,39 @@ inline constexpr double kFlashHalfRateKeys = 64;
 inline constexpr double kCausalMaskedShare = 0.92;
 inline constexpr double kCausalDiagonalTiles = 2;
 
+// The optimizer step's operator calls and passes (docs/model.md "Optimizer step"), counted from
+// PyTorch's torch/optim/adamw.py (_single_tensor_adamw, _multi_tensor_adamw, _fused_adamw) and
+// sgd.py, and from the multi-tensor-apply kernels of PyTorch (aten/src/ATen/native/cuda/
+// MultiTensorApply.cuh), apex and Transformer Engine (multi_tensor_apply.cuh), which DeepSpeed's
+// and Megatron's FusedAdam use.
+/// CUDA kernels AdamW launches per parameter tensor unfused (weight decay on, no amsgrad):
+/// param.mul_(1 − lr·wd), exp_avg.lerp_(grad), exp_avg_sq.mul_(β2), exp_avg_sq.addcmul_(grad,
+/// grad), sqrt, div_ by the bias correction, add_(eps), param.addcdiv_(exp_avg, denom) = 8, in
+/// the for-loop and, one _foreach_ op each, in the foreach implementation.
+inline constexpr double kAdamKernelsPerTensor = 8;
+/// Host-only operator calls per tensor beside them: the step counter lives on the CPU unless fused
+/// or capturable ("Deliberately host `step` on CPU ... kernel launches are costly on CUDA",
+/// init_state_per_param). The foreach implementation increments it with _foreach_add_, which on
+/// CPU tensors "will fall back to the slow path, which is a for-loop calling t.add(1)", and reads
+/// it twice per tensor (_get_value(step), an .item(), for each bias correction): 3. The for-loop:
+/// step_t += 1 and one _get_value: 2.
+inline constexpr double kAdamForeachHostCallsPerTensor = 3;
+inline constexpr double kAdamForLoopHostCallsPerTensor = 2;
+/// SGD with momentum and weight decay, per tensor: grad.add(param, alpha=wd), buf.mul_(momentum),
+/// buf.add_(grad), param.add_(buf, alpha=−lr) = 4 (_single_tensor_sgd; _multi_tensor_sgd runs the
+/// same four as _foreach_ ops); no step counter.
+inline constexpr double kSgdKernelsPerTensor = 4;
+/// HBM bytes per parameter the eight unfused AdamW passes stream beyond the fused kernel's 28
+/// (read p, g, m, v; write p, m, v), all fp32: mul_ r4 w4, lerp_ r8 w4, mul_ r4 w4, addcmul_ r8
+/// w4, sqrt r4 w4, div_ r4 w4, add_ r4 w4, addcdiv_ r12 w4 = 80, so 52 more.
+inline constexpr double kUnfusedAdamExtraBytesPerParam = 52;
+/// A multi-tensor-apply launch covers at most 320 chunks of 65,536 elements (depth_to_max_blocks,
+/// kChunkSize 2048·32) and, with Adam's four lists (g, p, m, v), at most 36 tensors
+/// (depth_to_max_tensors[3]); it launches when either fills.
+inline constexpr double kMultiTensorChunkElements = 65536;
+inline constexpr double kMultiTensorChunksPerLaunch = 320;
+inline constexpr double kMultiTensorAdamTensorsPerLaunch = 36;
+
 /// Named terms that the papers do not pin down; every default says where it comes from
 /// (a section of docs/formulas.md; 🟡 = peers' figures, 🔢 = our estimate). Pass a modified
 /// copy to evaluate() to override any of them.

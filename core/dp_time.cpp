@@ -6,15 +6,6 @@
 namespace paralens {
 namespace {
 
-// Parameter tensors of one layer (DeepSpeed fetches them one by one): the attention and MLP
-// weight matrices, their biases in GPT-style models, and the norms' weights (and biases).
-double tensorsPerLayer(const ModelSpec& m)
-{
-    const double linears = 4 + mlpMatrices(m);
-    const double norms = m.norm == NormType::LayerNorm ? 4 : 2; // two norms: weight (+ bias)
-    return (m.gated_mlp ? linears : 2 * linears) + norms;
-}
-
 // A stage's ZeRO-3 gather units: its layers, and the embedding / LM head as one more unit.
 // FSDP2's root unit (embedding, final norm, LM head) is its own size and is never resharded;
 // otherwise every unit counts as the average (the per-layer wrapping of the other frameworks).
@@ -49,8 +40,9 @@ void zero3Costs(const CommContext& c, const FrameworkConventions& fw, const Stag
 {
     const double grb = fw.grad_reduce_bytes, wb = fw.weight_bytes;
     const Zero3Units u = zero3Units(fw, sp, units);
-    // DeepSpeed fetches tensor by tensor: every gather pays its own latency.
-    const double perLayer = fw.zero3_per_tensor ? tensorsPerLayer(c.scenario->model) : 1.0;
+    // DeepSpeed fetches tensor by tensor: every gather pays its own latency (a dense layer's
+    // tensors for every layer).
+    const double perLayer = fw.zero3_per_tensor ? parameterTensorsPerLayer(c.scenario->model) : 1.0;
     const double n = u.layers * perLayer;
     const double expertPer = sp.expert / u.layers;
     const double agOne =

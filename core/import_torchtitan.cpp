@@ -316,6 +316,25 @@ void readTraining(Reader& r, Scenario& s, std::int64_t& local, std::int64_t& glo
         }
     }
     (void)r.string("optimizer", "name");
+    // optimizer.implementation (since 6e4988550, Feb 2025; "fused" by default, the fsdp default);
+    // before it, optimizer.fused (default false) chose fused or foreach (foreach = not fused).
+    if (const auto impl = r.string("optimizer", "implementation")) {
+        if (*impl == "foreach")
+            t.optimizer_impl = OptimizerImpl::Foreach;
+        else if (*impl == "for-loop")
+            t.optimizer_impl = OptimizerImpl::ForLoop;
+        else if (*impl != "fused")
+            r.fail(*r.get("optimizer", "implementation"), "optimizer.implementation",
+                   "'" + *impl + "' is not fused, foreach or for-loop");
+    } else if (const auto fused = r.boolean("optimizer", "fused"); fused && !*fused) {
+        t.optimizer_impl = OptimizerImpl::Foreach;
+    }
+    // The CPU-offloaded step is priced as CPU Adam, whatever its implementation.
+    if (s.parallel.offload_optimizer && t.optimizer_impl != OptimizerImpl::Default) {
+        notes.push_back("optimizer.implementation " + std::string(toString(t.optimizer_impl)) +
+                        " with training.enable_cpu_offload: the CPU step is modelled as CPU Adam");
+        t.optimizer_impl = OptimizerImpl::Default;
+    }
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "core/framework.h"
 #include "core/kernel_time.h"
 #include "core/launch_common.h"
+#include "core/optimizer_time.h"
 #include "core/params.h"
 #include "core/spec_io.h"
 
@@ -327,6 +328,11 @@ void otherTables(const Scenario& s, std::ostringstream& o, Warnings& w)
         Table t(o, "optimizer");
         t.str("name", "AdamW");
         t.raw("lr", formatNumber(kLaunchPeakLr));
+        // optimizer.implementation (since 6e4988550, Feb 2025; "fused" by default).
+        const OptimizerImpl impl = resolvedOptimizerImpl(tr);
+        t.str("implementation", impl == OptimizerImpl::Foreach   ? "foreach"
+                                : impl == OptimizerImpl::ForLoop ? "for-loop"
+                                                                 : "fused");
     }
     if (tr.precision == Precision::FP8) {
         // Tensorwise scaling with FP8 all-gathers, torchtitan's recipe for FSDP (docs/float8.md);

@@ -3,11 +3,41 @@
 #include "core/dims.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace paralens {
 
+OptimizerImpl resolvedOptimizerImpl(const TrainingSettings& t)
+{
+    return t.optimizer_impl == OptimizerImpl::Default ? OptimizerImpl::Fused : t.optimizer_impl;
+}
+
+double optimizerHostCalls(const Scenario& s, double params, double tensors)
+{
+    const bool adam = s.training.optimizer == Optimizer::Adam;
+    const double kernels = adam ? kAdamKernelsPerTensor : kSgdKernelsPerTensor;
+    const double fusedLaunches =
+        std::ceil(tensors / kMultiTensorAdamTensorsPerLaunch) +
+        std::ceil(params / (kMultiTensorChunkElements * kMultiTensorChunksPerLaunch));
+    switch (resolvedOptimizerImpl(s.training)) {
+    case OptimizerImpl::Foreach: {
+        const double steps = adam ? kAdamForeachHostCallsPerTensor * tensors : 0.0;
+        // FSDP2's DTensor parameters: every _foreach_ op runs tensor by tensor.
+        if (s.training.framework == Framework::FSDP)
+            return kernels * tensors + steps;
+        return kernels * fusedLaunches + steps;
+    }
+    case OptimizerImpl::ForLoop:
+        return (kernels + (adam ? kAdamForLoopHostCallsPerTensor : 0.0)) * tensors;
+    case OptimizerImpl::Default:
+    case OptimizerImpl::Fused:
+        break;
+    }
+    return fusedLaunches;
+}
+
 OptimizerTimes optimizerTimes(const Scenario& s, const FrameworkConventions& fw,
-                              const ModelConstants& k, const StageParams& sp,
+                              const ModelConstants& k, const StageParams& sp, double tensors,
                               double hbm_bytes_per_s)
 {
     const ParallelPlan& pl = s.parallel;
@@ -18,9 +48,18 @@ OptimizerTimes optimizerTimes(const Scenario& s, const FrameworkConventions& fw,
         const double pcie = std::max(kMinPcieBytesPerSecond, s.cluster.pcie_gbps * kBytesPerGB);
         t.offload =
             local * (fw.grad_bytes + fw.weight_bytes) / pcie + local / k.cpu_adam_params_per_second;
-    } else {
-        t.gpu = local * k.adam_bytes_per_param / hbm_bytes_per_s;
+        return t;
     }
+    const bool unfusedAdam = s.training.optimizer == Optimizer::Adam &&
+                             resolvedOptimizerImpl(s.training) != OptimizerImpl::Fused;
+    const double bytes =
+        k.adam_bytes_per_param + (unfusedAdam ? kUnfusedAdamExtraBytesPerParam : 0);
+    t.hbm = local * bytes / hbm_bytes_per_s;
+    t.host = optimizerHostCalls(s, local, tensors) * k.kernel_launch_seconds;
+    // torch's AdamW keeps the unfused step counter on the CPU and reads it there, the fused
+    // kernels take theirs on the GPU: no call in the step waits for the GPU, so the host issues
+    // while the GPU streams and the slower of the two sets the time.
+    t.gpu = std::max(t.hbm, t.host);
     return t;
 }
 

@@ -57,6 +57,35 @@ double mlpParams(const ModelSpec& m, double ffn)
 
 } // namespace
 
+double parameterTensorsPerLayer(const ModelSpec& m, bool moe)
+{
+    // MLA: q_down, q_norm, q_up (or one q projection without a q latent), kv_down, kv_norm,
+    // kv_up and the output projection (torchtitan deepseek_v3 Attention: wq_a, q_norm, wq_b,
+    // wkv_a, kv_norm, wkv_b, wo).
+    const double attention = m.isMla() ? (m.mla.q_lora_rank > 0 ? 7 : 5) : 4;
+    double mlp = mlpMatrices(m);
+    if (moe && m.isMoe())
+        mlp = 1 + mlpMatrices(m) + (m.moe.shared_experts > 0 ? mlpMatrices(m) : 0);
+    const double linears = attention + mlp;
+    const double norms = m.norm == NormType::LayerNorm ? 4 : 2; // two norms: weight (+ bias)
+    return (m.gated_mlp ? linears : 2 * linears) + norms;
+}
+
+double stageParameterTensors(const ModelSpec& m, const StageLayers& st)
+{
+    const double norm = m.norm == NormType::LayerNorm ? 2 : 1;
+    double t = double(st.layers - st.moe_layers) * parameterTensorsPerLayer(m) +
+               double(st.moe_layers) * parameterTensorsPerLayer(m, true);
+    if (st.mtp > 0) // each module: its block, the projection M_k and three norms
+        t += st.mtp * (parameterTensorsPerLayer(m, m.mtpIsMoe()) + 1 + 3 * norm) +
+             (st.first ? 0 : 1);
+    if (st.first)
+        t += 1 + (m.position_embedding == PositionEmbedding::Learned ? 1 : 0);
+    if (st.last)
+        t += norm + (m.tied_embeddings && st.first ? 0 : 1);
+    return t;
+}
+
 LayerParams denseLayerParams(const ModelSpec& m)
 {
     LayerParams p;

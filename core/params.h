@@ -93,6 +93,24 @@ bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
 /// when out holds fewer than pp·v entries or the split does not add up to the layers.
 bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, std::span<int> out);
 
+/// Parameter tensors of one layer as the frameworks build it: one per weight matrix (q, k, v
+/// and the output projection; with MLA the down- and up-projections, the latent norms and the
+/// output projection), the MLP's matrices, the linears' biases in GPT-style (non-gated) models,
+/// and the two norms' weights (and LayerNorm biases). An MoE layer (`moe`, on an MoE model) has
+/// the router, one tensor per routed-expert matrix (torchtitan's GroupedExperts keeps a rank's
+/// local experts in one 3-D tensor per matrix; Megatron's TEGroupedMLP one per expert, which
+/// only changes the launches of a fused optimizer) and the shared experts' matrices in place of
+/// the MLP. DeepSpeed's ZeRO-3 gathers them one by one; torch's foreach and for-loop optimizers
+/// dispatch per tensor (optimizer_time.h).
+double parameterTensorsPerLayer(const ModelSpec& m, bool moe = false);
+
+/// Parameter tensors one GPU of a stage holds (under TP and FSDP2 each is a shard of the model's
+/// tensor, so every rank holds all of them): its layers' and MTP modules', the word embedding
+/// (and a learned position table) on the first stage, the final norm and the LM head (one
+/// tensor with the embedding when tied on the same stage) on the stage with the head, and the
+/// embedding copy an MTP stage keeps when it does not hold the embedding.
+double stageParameterTensors(const ModelSpec& m, const StageLayers& st);
+
 /// Parameters held by one GPU of a stage after TP / EP / PP sharding (before ZeRO).
 struct StageParams
 {

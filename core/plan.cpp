@@ -69,6 +69,11 @@ constexpr std::array<std::pair<CrossEntropy, std::string_view>, 4> kCrossEntropi
      {CrossEntropy::Megatron, "megatron"},
      {CrossEntropy::Eager, "eager"},
      {CrossEntropy::Fused, "fused"}}};
+constexpr std::array<std::pair<OptimizerImpl, std::string_view>, 4> kOptimizerImpls{
+    {{OptimizerImpl::Default, "default"},
+     {OptimizerImpl::Fused, "fused"},
+     {OptimizerImpl::Foreach, "foreach"},
+     {OptimizerImpl::ForLoop, "for_loop"}}};
 constexpr std::array<std::pair<Fp8Recipe, std::string_view>, 6> kFp8Recipes{
     {{Fp8Recipe::Default, "default"},
      {Fp8Recipe::Delayed, "delayed"},
@@ -161,6 +166,15 @@ std::optional<AttentionKernel> parseAttentionKernel(std::string_view s)
 std::optional<CrossEntropy> parseCrossEntropy(std::string_view s)
 {
     return valueOf(kCrossEntropies, s);
+}
+
+std::string_view toString(OptimizerImpl v)
+{
+    return nameOf(kOptimizerImpls, v);
+}
+std::optional<OptimizerImpl> parseOptimizerImpl(std::string_view s)
+{
+    return valueOf(kOptimizerImpls, s);
 }
 
 std::string_view toString(Fp8Recipe v)

@@ -79,6 +79,20 @@ enum class CrossEntropy
               ///< default loss_fn 'fused_crossentropy')
 };
 
+/// How the optimizer step is run (training.optimizer_impl; docs/model.md "Optimizer step").
+/// Default = the framework's out-of-the-box choice today: fused for all three (Megatron-LM and
+/// DeepSpeed run a fused multi-tensor Adam; torchtitan's optimizer.implementation defaults to
+/// "fused" since pytorch/torchtitan 6e4988550, Feb 2025).
+enum class OptimizerImpl
+{
+    Default,
+    Fused,   ///< one multi-tensor kernel per chunk list (apex/TE/DeepSpeed FusedAdam, torch
+             ///< fused=True)
+    Foreach, ///< torch.optim foreach=True: one _foreach_ op per update step (torchtitan before Feb
+             ///< 2025)
+    ForLoop, ///< torch.optim foreach=False, fused=False: every op on every tensor in a Python loop
+};
+
 /// Which flash-attention kernel runs the attention core (training.attention_kernel; docs/model.md
 /// "Attention kernels"). Only read with training.flash_attention true.
 enum class AttentionKernel
@@ -166,6 +180,8 @@ struct TrainingSettings
     /// The loss kernel; default = the framework's own (CrossEntropy).
     CrossEntropy cross_entropy = CrossEntropy::Default;
     Optimizer optimizer = Optimizer::Adam;
+    /// How the optimizer step runs; default = the framework's own (OptimizerImpl).
+    OptimizerImpl optimizer_impl = OptimizerImpl::Default;
     Framework framework = Framework::Megatron;
     /// The framework overlaps the DP gradient reduction with the backward (bucketed DDP, the
     /// default of all three). false: it starts after the whole backward (no gradient buckets,
@@ -206,6 +222,7 @@ std::string_view toString(CpComm);        ///< "default", "p2p", "all-gather", "
 std::string_view toString(ReshardAfterForward);
 std::string_view toString(AttentionKernel); ///< "default", "flash2", "fused", "triton"
 std::string_view toString(CrossEntropy);    ///< "default", "megatron", "eager", "fused"
+std::string_view toString(OptimizerImpl);   ///< "default", "fused", "foreach", "for_loop"
 /// "default", "delayed", "tensorwise", "rowwise", "rowwise_with_gw_hp", "mxfp8"
 std::string_view toString(Fp8Recipe);
 std::optional<Schedule> parseSchedule(std::string_view);
@@ -218,6 +235,7 @@ std::optional<CpComm> parseCpComm(std::string_view);
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view);
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view);
 std::optional<CrossEntropy> parseCrossEntropy(std::string_view);
+std::optional<OptimizerImpl> parseOptimizerImpl(std::string_view);
 std::optional<Fp8Recipe> parseFp8Recipe(std::string_view);
 
 } // namespace paralens

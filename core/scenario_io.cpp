@@ -114,6 +114,8 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readEnum("cross_entropy", ts.cross_entropy, parseCrossEntropy,
                "default, megatron, eager, fused");
     r.readEnum("optimizer", ts.optimizer, parseOptimizer, "adam, sgd");
+    r.readEnum("optimizer_impl", ts.optimizer_impl, parseOptimizerImpl,
+               "default, fused, foreach, for_loop");
     r.readEnum("framework", ts.framework, parseFramework, "megatron, deepspeed, fsdp");
     r.readBool("overlap_grad_reduce", ts.overlap_grad_reduce);
     r.readBool("compile", ts.compile);
@@ -145,8 +147,9 @@ constexpr std::array kKeyOrder{
     "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "attention_kernel", "cross_entropy", "optimizer", "framework", "overlap_grad_reduce", "compile",
-    "fp8_recipe", "moe_load_imbalance", "dropout", "fsdp_reshard_after_forward"};
+    "attention_kernel", "cross_entropy", "optimizer", "optimizer_impl", "framework",
+    "overlap_grad_reduce", "compile", "fp8_recipe", "moe_load_imbalance", "dropout",
+    "fsdp_reshard_after_forward"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -277,6 +280,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["attention_kernel"] = std::string(toString(t.attention_kernel));
     if (t.cross_entropy != CrossEntropy::Default)
         j["training"]["cross_entropy"] = std::string(toString(t.cross_entropy));
+    if (t.optimizer_impl != OptimizerImpl::Default)
+        j["training"]["optimizer_impl"] = std::string(toString(t.optimizer_impl));
     if (t.fp8_recipe != Fp8Recipe::Default)
         j["training"]["fp8_recipe"] = std::string(toString(t.fp8_recipe));
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
@@ -338,7 +343,8 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.framework == b.framework && a.overlap_grad_reduce == b.overlap_grad_reduce &&
            a.compile == b.compile && a.moe_load_imbalance == b.moe_load_imbalance &&
            a.dropout == b.dropout && a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward &&
-           a.fp8_recipe == b.fp8_recipe && a.cross_entropy == b.cross_entropy;
+           a.fp8_recipe == b.fp8_recipe && a.cross_entropy == b.cross_entropy &&
+           a.optimizer_impl == b.optimizer_impl;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

@@ -114,7 +114,7 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
     // Stages with the same parameters and layers (most middle stages) cost the same.
     struct Memo
     {
-        double dense = 0, expert = 0, units = 0;
+        double dense = 0, expert = 0, units = 0, tensors = 0;
         DpCosts dp;
         OptimizerTimes optimizer;
     } memo;
@@ -123,9 +123,15 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         const StageParams& sp = in.params[r];
         StageTimes t = stageCompute(st, sm);
         const double units = std::max(1, st.layers + st.mtp) + (st.first || st.last ? 1 : 0);
-        if (r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units)
-            memo = Memo{sp.dense, sp.expert, units, dpCosts(sm.comm, sm.dp, fw, sp, units),
-                        optimizerTimes(*in.scenario, fw, *in.constants, sp, sm.hbm)};
+        const double tensors = stageParameterTensors(in.scenario->model, st);
+        if (r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units ||
+            tensors != memo.tensors)
+            memo = Memo{sp.dense,
+                        sp.expert,
+                        units,
+                        tensors,
+                        dpCosts(sm.comm, sm.dp, fw, sp, units),
+                        optimizerTimes(*in.scenario, fw, *in.constants, sp, tensors, sm.hbm)};
         const DpCosts& dp = memo.dp;
         // What one micro-batch keeps the stage busy with, which its DP collectives may run
         // beside: its kernels and its TP, CP and EP collectives (on other links; NCCL runs each

@@ -444,6 +444,12 @@ template <typename Report> bool checkSharding(const Scenario& s, Report& report)
             (Fields{"training.attention_kernel", "training.flash_attention"}),
             "training.attention_kernel " + std::string(toString(s.training.attention_kernel)) +
                 " is a flash-attention kernel, but training.flash_attention is false");
+    PL_RULE(p.offload_optimizer && s.training.optimizer_impl != OptimizerImpl::Default,
+            "optimizer_impl_offloaded",
+            (Fields{"training.optimizer_impl", "parallel.offload_optimizer"}),
+            "training.optimizer_impl " + std::string(toString(s.training.optimizer_impl)) +
+                " sets how the GPU runs the optimizer step, but parallel.offload_optimizer runs "
+                "it on the CPU");
     return true;
 }
 #undef PL_RULE

@@ -74,6 +74,7 @@ Scenario decode(FuzzedDataProvider& in)
     t.framework = static_cast<Framework>(in.ConsumeIntegralInRange(0, 2));
     t.attention_kernel = static_cast<AttentionKernel>(in.ConsumeIntegralInRange(0, 3));
     t.cross_entropy = static_cast<CrossEntropy>(in.ConsumeIntegralInRange(0, 3));
+    t.optimizer_impl = static_cast<OptimizerImpl>(in.ConsumeIntegralInRange(0, 3));
     s.gpus = in.ConsumeBool() ? p.gpus() : in.ConsumeIntegralInRange(1, 4096);
     return s;
 }

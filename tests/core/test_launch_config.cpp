@@ -541,6 +541,25 @@ private slots:
             QVERIFY2(hasWarning(tt, id), id);
     }
 
+    // Megatron-LM, Megatron-Core (Bridge) and Megatron-DeepSpeed build a FusedAdam and have no
+    // flag for foreach or for-loop AdamW: named, not written; fused (their own) says nothing.
+    void optimizerImplWithoutAFlagIsNamed()
+    {
+        for (OptimizerImpl impl :
+             {OptimizerImpl::Foreach, OptimizerImpl::ForLoop, OptimizerImpl::Fused}) {
+            Scenario m = base("llama3-8b", 8, Framework::Megatron);
+            m.parallel.zero = 1;
+            m.training.optimizer_impl = impl;
+            Scenario d = base("llama3-8b", 8, Framework::DeepSpeed);
+            d.parallel.zero = 1;
+            d.training.optimizer_impl = impl;
+            const bool named = impl != OptimizerImpl::Fused;
+            for (const LaunchConfig& c : {megatronLaunch(m), bridgeLaunch(m), deepspeedLaunch(d)})
+                QVERIFY2(hasWarning(c, "optimizer_impl_not_written") == named,
+                         qPrintable(warningsOf(c)));
+        }
+    }
+
     // training.attention_kernel is Megatron-Core's AttnBackend (megatron/core/transformer/
     // enums.py): flash2 is `flash`, fused `fused`, default not written (`auto`), no flash
     // attention `unfused`; triton has no backend and is a named warning, read back as default.

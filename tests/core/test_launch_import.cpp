@@ -134,6 +134,51 @@ private slots:
         QVERIFY2(back.find("components = [\"model\"]\n") != std::string::npos, back.c_str());
     }
 
+    // optimizer.implementation (torchtitan 6e4988550, Feb 2025, default "fused") is
+    // training.optimizer_impl; before it optimizer.fused = false meant foreach. The writer writes
+    // it back.
+    void torchtitanOptimizerImplementation()
+    {
+        std::ifstream f(kFiles + "torchtitan-llama3-8b.toml");
+        const std::string text((std::istreambuf_iterator<char>(f)),
+                               std::istreambuf_iterator<char>());
+        const std::string from = "eps = 1e-8\n";
+        QVERIFY(text.find(from) != std::string::npos);
+        auto with = [&](const std::string& line) {
+            std::string t = text;
+            t.replace(t.find(from), from.size(), from + line + "\n");
+            return importLaunch(t, "t.toml").scenario;
+        };
+        QVERIFY(importLaunch(text, "t.toml").scenario.training.optimizer_impl ==
+                OptimizerImpl::Default);
+        QVERIFY(with("implementation = \"fused\"").training.optimizer_impl ==
+                OptimizerImpl::Default);
+        const Scenario fe = with("implementation = \"foreach\"");
+        QVERIFY(fe.training.optimizer_impl == OptimizerImpl::Foreach);
+        QVERIFY(with("implementation = \"for-loop\"").training.optimizer_impl ==
+                OptimizerImpl::ForLoop);
+        QVERIFY(with("fused = false").training.optimizer_impl == OptimizerImpl::Foreach);
+        QVERIFY(with("fused = true").training.optimizer_impl == OptimizerImpl::Default);
+        try {
+            (void)with("implementation = \"apex\"");
+            QFAIL("an unknown implementation is accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(e.field(), std::string("optimizer.implementation"));
+            QVERIFY2(std::string(e.what()).find("'apex'") != std::string::npos, e.what());
+        }
+        const std::string back = launchConfig(fe, LaunchFramework::Torchtitan).files.front().text;
+        QVERIFY2(back.find("implementation = \"foreach\"\n") != std::string::npos, back.c_str());
+        Scenario loop = fe;
+        loop.training.optimizer_impl = OptimizerImpl::ForLoop;
+        QVERIFY(importLaunch(launchConfig(loop, LaunchFramework::Torchtitan).files.front().text,
+                             "t.toml")
+                    .scenario.training.optimizer_impl == OptimizerImpl::ForLoop);
+        loop.training.optimizer_impl = OptimizerImpl::Default;
+        QVERIFY(launchConfig(loop, LaunchFramework::Torchtitan)
+                    .files.front()
+                    .text.find("implementation = \"fused\"\n") != std::string::npos);
+    }
+
     // DeepSeek-V3 (tp 2, pp 8, ep 16 on 256 GPUs) as each framework that can carry its MLA
     // writes it. The widths read back are DeepSeek-V3's config.json figures (q_lora_rank 1536,
     // kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128). Without

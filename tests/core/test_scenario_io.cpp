@@ -289,6 +289,39 @@ private slots:
             errorOf(R"({"training": {"cross_entropy": 1}})").contains("training.cross_entropy"));
     }
 
+    void optimizerImplRoundTrips()
+    {
+        Scenario s = parseScenario(R"({"training": {"framework": "fsdp"}})", "s.json");
+        QVERIFY(s.training.optimizer_impl == OptimizerImpl::Default);
+        QVERIFY(!scenarioToJson(s)["training"].contains("optimizer_impl"));
+        const std::pair<const char*, OptimizerImpl> values[] = {
+            {"default", OptimizerImpl::Default},
+            {"fused", OptimizerImpl::Fused},
+            {"foreach", OptimizerImpl::Foreach},
+            {"for_loop", OptimizerImpl::ForLoop}};
+        for (const auto& [name, kind] : values) {
+            const Scenario r = parseScenario(
+                std::string(R"({"training": {"optimizer_impl": ")") + name + "\"}}", "s.json");
+            QVERIFY(r.training.optimizer_impl == kind);
+            const Scenario back = parseScenario(scenarioToText(r), "back.json");
+            QVERIFY(back == r);
+            if (kind != OptimizerImpl::Default)
+                QCOMPARE(scenarioToJson(back)["training"]["optimizer_impl"].get<std::string>(),
+                         std::string(name));
+        }
+        Scenario t = s;
+        t.training.optimizer_impl = OptimizerImpl::Foreach;
+        QVERIFY(!(t == s));
+        std::string field;
+        // torchtitan spells it "for-loop"; the scenario's enumerations use underscores.
+        const QString bad = errorOf(R"({"training": {"optimizer_impl": "for-loop"}})", &field);
+        QVERIFY2(bad.contains("'for-loop'"), qPrintable(bad));
+        QVERIFY2(bad.contains("default, fused, foreach, for_loop"), qPrintable(bad));
+        QCOMPARE(field, std::string("training.optimizer_impl"));
+        QVERIFY(errorOf(R"({"training": {"optimizer_impl": true}})")
+                    .contains("training.optimizer_impl"));
+    }
+
     void attentionKernelRoundTrips()
     {
         // Omitted: default (the framework's kernel), and not written back.

@@ -394,6 +394,13 @@ private slots:
                 s.training.attention_kernel = AttentionKernel::Triton;
             },
             "attention_kernel_needs_flash", "training.attention_kernel");
+        row(
+            "foreach optimizer offloaded to the CPU", false,
+            [](Scenario& s) {
+                s.parallel.offload_optimizer = true;
+                s.training.optimizer_impl = OptimizerImpl::Foreach;
+            },
+            "optimizer_impl_offloaded", "training.optimizer_impl");
     }
     void everyRuleNamesItsField()
     {
