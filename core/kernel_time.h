@@ -15,7 +15,9 @@ namespace paralens {
 
 /// Achievable fraction of the dense peak for large GEMMs when no calibration profile says
 /// otherwise (🔢 from public cuBLAS / hipBLASLt figures: A100 ≈ 0.75 of 312 TF, H100/H200/B200
-/// ≈ 0.70 of the BF16 peak, MI300X ≈ 0.55; FP8 GEMMs reach ≈ 0.9 of that share of the FP8 peak).
+/// ≈ 0.70 of the BF16 peak, MI300X ≈ 0.46 (H100's share scaled by SemiAnalysis' Dec 2024 GEMM
+/// benchmark, ~620 against ~720 TFLOP/s on the same shapes); FP8 GEMMs reach ≈ 0.9 of that share
+/// of the FP8 peak).
 /// Matched on the GPU name; 0.70 for any other GPU.
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8);
 

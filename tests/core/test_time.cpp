@@ -201,8 +201,10 @@ private slots:
 
     void defaultGemmEfficiencyByFamily()
     {
-        // The documented defaults (public cuBLAS / hipBLASLt figures): A100 0.75, MI300X 0.55,
+        // The documented defaults (public cuBLAS / hipBLASLt figures): A100 0.75, MI300X 0.46,
         // anything else 0.70; FP8 GEMMs reach 0.9 of that share. Matched on the name in any case.
+        // MI300X is H100's 0.70 scaled by SemiAnalysis' Dec 2024 BF16 GEMM benchmark on the same
+        // shapes (~620 against ~720 TFLOP/s) and the peaks (989 against 1,307 TF): 0.456.
         auto eff = [](const char* name, bool fp8) {
             GpuSpec g;
             g.name = name;
@@ -210,11 +212,12 @@ private slots:
         };
         QCOMPARE(eff("A100 SXM4 80GB", false), 0.75);
         QCOMPARE(eff("nvidia a100-pcie", false), 0.75);
-        QCOMPARE(eff("AMD Instinct MI300X", false), 0.55);
+        QCOMPARE(eff("AMD Instinct MI300X", false), 0.46);
+        QVERIFY(std::abs(0.70 * 620 / 720 * 989 / 1307 - 0.46) < 0.005);
         QCOMPARE(eff("H100 SXM5", false), 0.70);
         QCOMPARE(eff("", false), 0.70);
         QCOMPARE(eff("B200", true), 0.9 * 0.70);
-        QCOMPARE(eff("MI300X", true), 0.9 * 0.55);
+        QCOMPARE(eff("MI300X", true), 0.9 * 0.46);
         QCOMPARE(eff("mi300 next to an A100", false), 0.75); // a100 anywhere wins
 
         // Without constants' override, the default is what the kernel model runs at: the
@@ -255,7 +258,7 @@ private slots:
             const double err = std::log(model / measured);
             squares += err * err;
             QVERIFY2(std::abs(err) < 0.2, qPrintable(QString("%1 x %2 x %3: model %4, table %5")
-                                                          .arg(p.M)
+                                                         .arg(p.M)
                                                           .arg(p.N)
                                                           .arg(p.K)
                                                           .arg(model)
