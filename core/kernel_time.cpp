@@ -533,7 +533,7 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
     k.tile_half = kc.gemm_tile_half_outputs;
     k.latency = kc.gemm_latency_seconds;
     const double ref = kGemmReferenceSide;
-    k.reference_shape = ref / (ref + k.half) * (ref * ref) / (ref * ref + k.tile_half);
+    k.inv_reference_shape = (ref + k.half) * (ref * ref + k.tile_half) / (ref * ref * ref);
     double hbm = gpu.hbm_gbps * kBytesPerGB * kc.hbm_efficiency;
     if (measured)
         if (auto g = measured->hbmGbps())
