@@ -11,7 +11,7 @@ namespace paralens {
 namespace {
 
 // Default GEMM efficiencies, 🔢 from public cuBLAS / hipBLASLt figures (defaultGemmEfficiency()).
-constexpr double kGemmEfficiency = 0.70; // H100, H200, B200 and any GPU not matched below
+constexpr double kGemmEfficiency = 0.70; // H100, H200 and any GPU not matched below
 constexpr double kGemmEfficiencyA100 = 0.75;
 // MI300X: H100's share scaled by the two GPUs' measured BF16 GEMM rates on the same shapes, with
 // the same derate from benchmark to training as H100's (0.70 of 989 TF against its ~720).
@@ -23,6 +23,14 @@ constexpr double kGemmEfficiencyA100 = 0.75;
 // 0.70 · (620 / 720) · (989 / 1307) = 0.456, kept to the two digits the "~" figures carry; the
 // ratio is the five shapes' summary, read as the 8192³ GEMM's (the level below refers to it).
 constexpr double kGemmEfficiencyMi300 = 0.46;
+// Blackwell (B200, GB200; B300 taken alike, no table has it): H100's share scaled by the two
+// GPUs' measured BF16 rates on the largest shape both have in OpenXLA's matmul table
+// (xla/service/gpu/model/matmul_interpolator_data.h, "sm_100" and "sm_90": b 4 × 4096 × 4096 ×
+// 4096, 1,690.7 against 793.1 TFLOP/s) and by the peaks (2,250 and 989.4 TF), with H100's
+// derate from benchmark to training: 0.70 · 2.132 · 989.4 / 2250 = 0.656. (The same law
+// fitted to each table puts the ratio at 8192³ at 1.85, 0.57; the largest measured shape is
+// taken because Blackwell is still gaining there.)
+constexpr double kGemmEfficiencyBlackwell = 0.66;
 // FP8 GEMMs reach this share of the BF16 share, against the FP8 peak. The same article's FP8
 // (e4m3) figures on those shapes: H100/H200 "~1,280 TFLOP/s out of the marketed 1979", MI300X
 // "~990" of 2,614.9: (1280 / 1979) / (720 / 989.5) = 0.89 on H100, (990 / 2614.9) / (620 /
@@ -63,16 +71,18 @@ struct FamilyEfficiency
 };
 
 // The default GEMM efficiencies of a GPU family, found in one pass over the name: "a100"
-// anywhere wins, else "mi3", else the default.
+// anywhere wins, else "mi3" or "b200" / "b300" (the later match), else the default.
 FamilyEfficiency familyEfficiency(const std::string& name)
 {
     FamilyEfficiency e;
     for (std::size_t i = 0; i < name.size(); ++i) {
-        const char c = char(name[i] | 0x20); // lowercase for letters; only a and m matter
+        const char c = char(name[i] | 0x20); // lowercase for letters; only a, m and b matter
         if (c == 'a' && hasAt(name, i, "a100"))
             return {kGemmEfficiencyA100, kFp8GemmShare};
         if (c == 'm' && hasAt(name, i, "mi3"))
             e = {kGemmEfficiencyMi300, kFp8GemmShareMi300};
+        if (c == 'b' && (hasAt(name, i, "b200") || hasAt(name, i, "b300")))
+            e = {kGemmEfficiencyBlackwell, kFp8GemmShare};
     }
     return e;
 }

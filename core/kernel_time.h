@@ -15,10 +15,11 @@ namespace paralens {
 
 /// Achievable fraction of the dense peak for an 8192³ GEMM (other shapes scale by
 /// ModelConstants::gemm_half_size's shape factor) when no calibration profile says otherwise (🔢
-/// from public cuBLAS / hipBLASLt figures: A100 ≈ 0.75 of 312 TF, H100/H200/B200 ≈ 0.70 of the BF16
-/// peak, MI300X ≈ 0.46 (H100's share scaled by SemiAnalysis' Dec 2024 GEMM benchmark, ~620
-/// against ~720 TFLOP/s on the same shapes); FP8 GEMMs reach ≈ 0.9 of that share of the FP8
-/// peak). Matched on the GPU name; 0.70 for any other GPU.
+/// from public cuBLAS / hipBLASLt figures: A100 ≈ 0.75 of 312 TF, H100/H200 ≈ 0.70 of the BF16
+/// peak; B200/GB200/B300 0.66 and MI300X 0.46, H100's share scaled by measured GEMM rates on the
+/// same shapes (OpenXLA's matmul table; SemiAnalysis' Dec 2024 GEMM benchmark); FP8 GEMMs reach
+/// 0.9 of that share of the FP8 peak, 0.8 on MI300X). Matched on the GPU name; 0.70 for any
+/// other GPU.
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8);
 
 /// Roofline time of one kernel: max(flops / (peak · efficiency), bytes / (hbm · hbm_efficiency)).
