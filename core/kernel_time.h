@@ -13,10 +13,13 @@
 
 namespace paralens {
 
-/// Achievable fraction of the dense peak for large GEMMs when no calibration profile says
-/// otherwise (🔢 from public cuBLAS / hipBLASLt figures: A100 ≈ 0.75 of 312 TF, H100/H200/B200
-/// ≈ 0.70 of the BF16 peak, MI300X ≈ 0.55; FP8 GEMMs reach ≈ 0.9 of that share of the FP8 peak).
-/// Matched on the GPU name; 0.70 for any other GPU.
+/// Achievable fraction of the dense peak for an 8192³ GEMM (other shapes scale by
+/// ModelConstants::gemm_half_size's shape factor) when no calibration profile says otherwise (🔢
+/// from public cuBLAS / hipBLASLt figures: A100 ≈ 0.75 of 312 TF, H100/H200 ≈ 0.70 of the BF16
+/// peak; B200/GB200/B300 0.66 and MI300X 0.46, H100's share scaled by measured GEMM rates on the
+/// same shapes (OpenXLA's matmul table; SemiAnalysis' Dec 2024 GEMM benchmark); FP8 GEMMs reach
+/// 0.9 of that share of the FP8 peak, 0.8 on MI300X). Matched on the GPU name; 0.70 for any
+/// other GPU.
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8);
 
 /// Roofline time of one kernel: max(flops / (peak · efficiency), bytes / (hbm · hbm_efficiency)).
@@ -26,16 +29,16 @@ double rooflineSeconds(double flops, double peak_flops_per_s, double efficiency,
 /// The kernel model of one GPU: peaks, efficiencies and the optional measured profile.
 struct KernelModel
 {
-    double peak_lin = 0;        ///< FLOP/s for linear layers (FP8 peak when training in FP8)
-    double peak_bf16 = 0;       ///< FLOP/s for attention and the LM head
-    double eff_lin = 0;         ///< GEMM efficiency of linear layers
-    double eff_bf16 = 0;        ///< GEMM efficiency in BF16
-    double attn_ratio = 0;      ///< flash attention's share of eff_bf16
-    double half = 0;            ///< ModelConstants::gemm_half_size
-    double tile_half = 0;       ///< ModelConstants::gemm_tile_half_outputs
-    double latency = 0;         ///< ModelConstants::gemm_latency_seconds
-    double reference_shape = 1; ///< the shape factor of an 8192³ GEMM, where eff applies
-    double hbm = 0;             ///< achievable bytes/s, > 0
+    double peak_lin = 0;            ///< FLOP/s for linear layers (FP8 peak when training in FP8)
+    double peak_bf16 = 0;           ///< FLOP/s for attention and the LM head
+    double eff_lin = 0;             ///< GEMM efficiency of linear layers
+    double eff_bf16 = 0;            ///< GEMM efficiency in BF16
+    double attn_ratio = 0;          ///< flash attention's share of eff_bf16
+    double half = 0;                ///< ModelConstants::gemm_half_size
+    double tile_half = 0;           ///< ModelConstants::gemm_tile_half_outputs
+    double latency = 0;             ///< ModelConstants::gemm_latency_seconds
+    double inv_reference_shape = 1; ///< 1 / the shape factor of an 8192³ GEMM, where eff applies
+    double hbm = 0;                 ///< achievable bytes/s, > 0
     bool fp8 = false;
     Fp8Recipe recipe = Fp8Recipe::Delayed; ///< resolved (never Default) when fp8
     const MeasuredPerformance* measured = nullptr;
@@ -57,7 +60,7 @@ struct KernelModel
             }
         const double outputs = M * N;
         if (!fromProfile)
-            eff *= K / (K + half) * outputs / (outputs + tile_half) / reference_shape;
+            eff *= K * outputs * inv_reference_shape / ((K + half) * (outputs + tile_half));
         // 1-byte FP8 or 2-byte inputs, 2-byte output.
         const double bytes = (f8 ? 1.0 : 2.0) * (M * K + K * N) + 2.0 * outputs;
         return rooflineSeconds(2 * M * K * N, f8 ? peak_lin : peak_bf16, eff, bytes, hbm) +
