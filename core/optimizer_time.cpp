@@ -3,22 +3,29 @@
 #include "core/dims.h"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdint>
 
 namespace paralens {
 
-OptimizerImpl resolvedOptimizerImpl(const TrainingSettings& t)
+namespace {
+
+// ⌈x⌉ for 0 ≤ x < 2^63 without a libm call (evaluate()'s hot path runs this per stage).
+double ceilNonNegative(double x)
 {
-    return t.optimizer_impl == OptimizerImpl::Default ? OptimizerImpl::Fused : t.optimizer_impl;
+    const double t = double(static_cast<std::int64_t>(x));
+    return t < x ? t + 1 : t;
 }
+
+} // namespace
 
 double optimizerHostCalls(const Scenario& s, double params, double tensors)
 {
     const bool adam = s.training.optimizer == Optimizer::Adam;
     const double kernels = adam ? kAdamKernelsPerTensor : kSgdKernelsPerTensor;
+    constexpr double perTensorList = 1 / kMultiTensorAdamTensorsPerLaunch;
+    constexpr double perChunkList = 1 / (kMultiTensorChunkElements * kMultiTensorChunksPerLaunch);
     const double fusedLaunches =
-        std::ceil(tensors / kMultiTensorAdamTensorsPerLaunch) +
-        std::ceil(params / (kMultiTensorChunkElements * kMultiTensorChunksPerLaunch));
+        ceilNonNegative(tensors * perTensorList) + ceilNonNegative(params * perChunkList);
     switch (resolvedOptimizerImpl(s.training)) {
     case OptimizerImpl::Foreach: {
         const double steps = adam ? kAdamForeachHostCallsPerTensor * tensors : 0.0;

@@ -21,7 +21,10 @@ struct OptimizerTimes
 /// The implementation a scenario's optimizer runs: training.optimizer_impl, or the framework's
 /// default, fused for all three (Megatron-LM and DeepSpeed FusedAdam; torchtitan's
 /// optimizer.implementation "fused" since 6e4988550, Feb 2025).
-OptimizerImpl resolvedOptimizerImpl(const TrainingSettings& t);
+inline OptimizerImpl resolvedOptimizerImpl(const TrainingSettings& t)
+{
+    return t.optimizer_impl == OptimizerImpl::Default ? OptimizerImpl::Fused : t.optimizer_impl;
+}
 
 /// Host operator calls of one optimizer step over `params` local parameters in `tensors` tensors
 /// (docs/model.md "Optimizer step"):

@@ -71,19 +71,23 @@ double parameterTensorsPerLayer(const ModelSpec& m, bool moe)
     return (m.gated_mlp ? linears : 2 * linears) + norms;
 }
 
+StageTensorCounts stageTensorCounts(const ModelSpec& m)
+{
+    StageTensorCounts c;
+    const double norm = m.norm == NormType::LayerNorm ? 2 : 1;
+    c.dense_layer = parameterTensorsPerLayer(m);
+    c.moe_layer = m.isMoe() ? parameterTensorsPerLayer(m, true) : c.dense_layer;
+    // Each MTP module: its block, the projection M_k and three norms.
+    c.mtp_module = (m.mtpIsMoe() ? c.moe_layer : c.dense_layer) + 1 + 3 * norm;
+    c.embedding = 1 + (m.position_embedding == PositionEmbedding::Learned ? 1 : 0);
+    c.head = norm + 1;
+    c.tied = m.tied_embeddings;
+    return c;
+}
+
 double stageParameterTensors(const ModelSpec& m, const StageLayers& st)
 {
-    const double norm = m.norm == NormType::LayerNorm ? 2 : 1;
-    double t = double(st.layers - st.moe_layers) * parameterTensorsPerLayer(m) +
-               double(st.moe_layers) * parameterTensorsPerLayer(m, true);
-    if (st.mtp > 0) // each module: its block, the projection M_k and three norms
-        t += st.mtp * (parameterTensorsPerLayer(m, m.mtpIsMoe()) + 1 + 3 * norm) +
-             (st.first ? 0 : 1);
-    if (st.first)
-        t += 1 + (m.position_embedding == PositionEmbedding::Learned ? 1 : 0);
-    if (st.last)
-        t += norm + (m.tied_embeddings && st.first ? 0 : 1);
-    return t;
+    return stageParameterTensors(stageTensorCounts(m), st);
 }
 
 LayerParams denseLayerParams(const ModelSpec& m)

@@ -111,6 +111,29 @@ double parameterTensorsPerLayer(const ModelSpec& m, bool moe = false);
 /// embedding copy an MTP stage keeps when it does not hold the embedding.
 double stageParameterTensors(const ModelSpec& m, const StageLayers& st);
 
+/// The counts stageParameterTensors() adds up, once per model (evaluate() counts every stage).
+struct StageTensorCounts
+{
+    double dense_layer = 0, moe_layer = 0;
+    double mtp_module = 0; ///< its block, the projection M_k and three norms
+    double embedding = 0;  ///< the word embedding and a learned position table
+    double head = 0;       ///< the final norm and the LM head
+    bool tied = false;     ///< the LM head is the embedding where a stage holds both
+};
+StageTensorCounts stageTensorCounts(const ModelSpec& m);
+inline double stageParameterTensors(const StageTensorCounts& c, const StageLayers& st)
+{
+    double t =
+        double(st.layers - st.moe_layers) * c.dense_layer + double(st.moe_layers) * c.moe_layer;
+    if (st.mtp > 0) // with the embedding copy of an MTP stage that lacks it
+        t += st.mtp * c.mtp_module + (st.first ? 0 : 1);
+    if (st.first)
+        t += c.embedding;
+    if (st.last)
+        t += c.head - (c.tied && st.first ? 1 : 0);
+    return t;
+}
+
 /// Parameters held by one GPU of a stage after TP / EP / PP sharding (before ZeRO).
 struct StageParams
 {

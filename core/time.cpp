@@ -26,6 +26,7 @@ struct StepModel
     double hbm = 0;
     int microbatches = 1;
     double layer_overhead = 0; ///< fixed seconds per layer per micro-batch (docs/fit.md)
+    StageTensorCounts tensors; ///< parameter tensors per layer and stage extra (the optimizer)
 };
 
 // The result of walking the stages in order.
@@ -111,10 +112,12 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
     const FrameworkConventions& fw = *in.framework;
     StageSweep sw;
     double slackB = 0, slackF = 0;
-    // Stages with the same parameters and layers (most middle stages) cost the same.
+    // Stages with the same parameters and layers (most middle stages) cost the same; they hold
+    // the same parameter tensors too (layers + MTP modules, embedding or head: the head's final
+    // norm tells the two ends apart).
     struct Memo
     {
-        double dense = 0, expert = 0, units = 0, tensors = 0;
+        double dense = 0, expert = 0, units = 0;
         DpCosts dp;
         OptimizerTimes optimizer;
     } memo;
@@ -123,15 +126,10 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         const StageParams& sp = in.params[r];
         StageTimes t = stageCompute(st, sm);
         const double units = std::max(1, st.layers + st.mtp) + (st.first || st.last ? 1 : 0);
-        const double tensors = stageParameterTensors(in.scenario->model, st);
-        if (r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units ||
-            tensors != memo.tensors)
-            memo = Memo{sp.dense,
-                        sp.expert,
-                        units,
-                        tensors,
-                        dpCosts(sm.comm, sm.dp, fw, sp, units),
-                        optimizerTimes(*in.scenario, fw, *in.constants, sp, tensors, sm.hbm)};
+        if (r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units)
+            memo = Memo{sp.dense, sp.expert, units, dpCosts(sm.comm, sm.dp, fw, sp, units),
+                        optimizerTimes(*in.scenario, fw, *in.constants, sp,
+                                       stageParameterTensors(sm.tensors, st), sm.hbm)};
         const DpCosts& dp = memo.dp;
         // What one micro-batch keeps the stage busy with, which its DP collectives may run
         // beside: its kernels and its TP, CP and EP collectives (on other links; NCCL runs each
@@ -270,6 +268,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     sm.hbm = k.hbm;
     sm.microbatches = std::max(1, safeMicrobatches(sc.training, pl));
     sm.layer_overhead = kc.layer_overhead_seconds;
+    sm.tensors = stageTensorCounts(sc.model);
 
     const StageSweep sw = sweepStages(in, sm, stage_times.first(p));
     const double p2p = ppComm(sm.comm).forward;
