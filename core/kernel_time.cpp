@@ -72,7 +72,7 @@ struct FamilyEfficiency
 
 // The default GEMM efficiencies of a GPU family, found in one pass over the name: "a100"
 // anywhere wins, else "mi3" or "b200" / "b300" (the later match), else the default.
-FamilyEfficiency familyEfficiency(const std::string& name)
+FamilyEfficiency scanFamily(const std::string& name)
 {
     FamilyEfficiency e;
     for (std::size_t i = 0; i < name.size(); ++i) {
@@ -85,6 +85,19 @@ FamilyEfficiency familyEfficiency(const std::string& name)
             e = {kGemmEfficiencyBlackwell, kFp8GemmShare};
     }
     return e;
+}
+
+// A search evaluates millions of plans on one GPU: the last name's result is kept per thread,
+// so the name is compared, not scanned, per evaluation.
+FamilyEfficiency familyEfficiency(const std::string& name)
+{
+    thread_local std::string last;
+    thread_local FamilyEfficiency lastFamily = scanFamily(last);
+    if (name != last) {
+        last = name;
+        lastFamily = scanFamily(name);
+    }
+    return lastFamily;
 }
 
 // Whether the element-wise ops run as fused kernels: Megatron-LM and DeepSpeed always fuse them
