@@ -319,11 +319,9 @@ void readTraining(Reader& r, Scenario& s, std::int64_t& local, std::int64_t& glo
     // optimizer.implementation (since 6e4988550, Feb 2025; "fused" by default, the fsdp default);
     // before it, optimizer.fused (default false) chose fused or foreach (foreach = not fused).
     if (const auto impl = r.string("optimizer", "implementation")) {
-        if (*impl == "foreach")
-            t.optimizer_impl = OptimizerImpl::Foreach;
-        else if (*impl == "for-loop")
-            t.optimizer_impl = OptimizerImpl::ForLoop;
-        else if (*impl != "fused")
+        if (const auto v = parseTorchtitanOptimizerImpl(*impl))
+            t.optimizer_impl = *v == OptimizerImpl::Fused ? OptimizerImpl::Default : *v;
+        else
             r.fail(*r.get("optimizer", "implementation"), "optimizer.implementation",
                    "'" + *impl + "' is not fused, foreach or for-loop");
     } else if (const auto fused = r.boolean("optimizer", "fused"); fused && !*fused) {

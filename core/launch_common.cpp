@@ -127,9 +127,43 @@ void commonWarnings(const Scenario& s, LaunchFramework f, Warnings& w)
                   std::to_string(s.model.mtp_layers) +
                   " of model.mtp_layers are not written, so the run trains without them and "
                   "its head stage is lighter than this scenario's estimate");
+    // Megatron-LM and Megatron-Core build Transformer Engine's (or apex's) FusedAdam,
+    // Megatron-DeepSpeed apex's; none has a flag for an unfused AdamW. torchtitan writes it.
+    const OptimizerImpl impl = s.training.optimizer_impl;
+    if (f != LaunchFramework::Torchtitan &&
+        (impl == OptimizerImpl::Foreach || impl == OptimizerImpl::ForLoop))
+        w.add("optimizer_impl_not_written",
+              "training.optimizer_impl " + std::string(toString(impl)) + ": " +
+                  std::string(toString(f)) +
+                  " runs a fused Adam (Transformer Engine's or apex's FusedAdam) and has no flag "
+                  "for it; not written");
     if (!s.calibration.empty())
         w.add("calibration_not_carried",
               "the calibration profile " + s.calibration + " is a paralens setting, not written");
+}
+
+namespace {
+// torchtitan's optimizer.implementation values (components/optimizer.py, since 6e4988550).
+constexpr std::array<std::pair<OptimizerImpl, std::string_view>, 3> kTorchtitanOptimizerImpls{
+    {{OptimizerImpl::Fused, "fused"},
+     {OptimizerImpl::Foreach, "foreach"},
+     {OptimizerImpl::ForLoop, "for-loop"}}};
+} // namespace
+
+std::string_view torchtitanOptimizerImpl(OptimizerImpl impl)
+{
+    for (const auto& [v, name] : kTorchtitanOptimizerImpls)
+        if (v == impl)
+            return name;
+    return "fused"; // Default: torchtitan's own default
+}
+
+std::optional<OptimizerImpl> parseTorchtitanOptimizerImpl(std::string_view name)
+{
+    for (const auto& [v, n] : kTorchtitanOptimizerImpls)
+        if (n == name)
+            return v;
+    return std::nullopt;
 }
 
 std::string warningComments(const std::vector<LaunchWarning>& warnings, std::string_view prefix)

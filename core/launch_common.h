@@ -91,6 +91,9 @@ bool readMegatronAttentionBackend(std::string_view value, TrainingSettings& t);
 /// Megatron-Core's position_embedding_type names (GPTModel, Megatron-LM
 /// --position-embedding-type and Megatron-Bridge model.position_embedding_type): learned_absolute,
 /// rope, none; and its normalization names, LayerNorm and RMSNorm.
+/// torchtitan's [optimizer] implementation: "fused" (also for Default), "foreach", "for-loop".
+std::string_view torchtitanOptimizerImpl(OptimizerImpl impl);
+std::optional<OptimizerImpl> parseTorchtitanOptimizerImpl(std::string_view name);
 std::string_view megatronPositionType(PositionEmbedding p);
 std::optional<PositionEmbedding> parseMegatronPositionType(std::string_view name);
 std::string_view megatronNormalization(NormType n);

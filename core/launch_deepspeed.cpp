@@ -187,11 +187,6 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
         w.add("fsdp_reshard_not_applicable",
               "training.fsdp_reshard_after_forward is a torchtitan FSDP2 policy; not written");
-    if (t.optimizer_impl == OptimizerImpl::Foreach || t.optimizer_impl == OptimizerImpl::ForLoop)
-        w.add("optimizer_impl_not_written",
-              "training.optimizer_impl " + std::string(toString(t.optimizer_impl)) +
-                  ": Megatron-DeepSpeed builds apex's FusedAdam and hands it to DeepSpeed; no flag "
-                  "for it; not written");
     a.opt("--zero-stage", s.parallel.zero);
     a.flag("--deepspeed");
     a.opt("--deepspeed_config", kDeepSpeedConfigName);

@@ -200,11 +200,6 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
         w.add("fsdp_reshard_not_applicable",
               "training.fsdp_reshard_after_forward is a torchtitan FSDP2 policy; not written");
-    if (t.optimizer_impl == OptimizerImpl::Foreach || t.optimizer_impl == OptimizerImpl::ForLoop)
-        w.add("optimizer_impl_not_written",
-              "training.optimizer_impl " + std::string(toString(t.optimizer_impl)) +
-                  ": Megatron-LM runs Transformer Engine's (or apex's) FusedAdam and has no flag "
-                  "for it; not written");
 }
 
 void runArgs(ArgList& a)

@@ -6,7 +6,6 @@
 #include "core/framework.h"
 #include "core/kernel_time.h"
 #include "core/launch_common.h"
-#include "core/optimizer_time.h"
 #include "core/params.h"
 #include "core/spec_io.h"
 
@@ -329,10 +328,7 @@ void otherTables(const Scenario& s, std::ostringstream& o, Warnings& w)
         t.str("name", "AdamW");
         t.raw("lr", formatNumber(kLaunchPeakLr));
         // optimizer.implementation (since 6e4988550, Feb 2025; "fused" by default).
-        const OptimizerImpl impl = resolvedOptimizerImpl(tr);
-        t.str("implementation", impl == OptimizerImpl::Foreach   ? "foreach"
-                                : impl == OptimizerImpl::ForLoop ? "for-loop"
-                                                                 : "fused");
+        t.str("implementation", std::string(torchtitanOptimizerImpl(tr.optimizer_impl)));
     }
     if (tr.precision == Precision::FP8) {
         // Tensorwise scaling with FP8 all-gathers, torchtitan's recipe for FSDP (docs/float8.md);
