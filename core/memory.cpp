@@ -312,6 +312,10 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
     for (int g : {pl.tp, pl.cp, pl.dp, pl.ep, pl.pp})
         groups += g > 1 ? 1 : 0;
 
+    struct States
+    {
+        double parameters = 0, gradients = 0, optimizer_states = 0, comm_buffers = 0;
+    } states;
     for (int r = 0; r < p; ++r) {
         const StageLayers& st = layers[std::size_t(r)];
         const StageParams& sp = params[std::size_t(r)];
@@ -324,13 +328,23 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         out.holds_lm_head = st.last;
         out.mtp_layers = st.mtp;
 
-        const ModelStateBytes dense =
-            modelStateBytes(sp.dense, fw, pl.zero, shards.dense, pl.offload_optimizer);
-        const ModelStateBytes expert =
-            modelStateBytes(sp.expert, fw, pl.zero, shards.expert, pl.offload_optimizer);
-        out.parameters = dense.parameters + expert.parameters;
-        out.gradients = gradsAtPeak ? dense.gradients + expert.gradients : 0.0;
-        out.optimizer_states = dense.optimizer_states + expert.optimizer_states;
+        // A stage with its neighbour's layers and parameters (most middle stages) holds the
+        // same model states and communication buffers: only its in-flight count differs.
+        const bool same =
+            r > 0 && st == layers[std::size_t(r) - 1] && sp == params[std::size_t(r) - 1];
+        if (!same) {
+            const ModelStateBytes dense =
+                modelStateBytes(sp.dense, fw, pl.zero, shards.dense, pl.offload_optimizer);
+            const ModelStateBytes expert =
+                modelStateBytes(sp.expert, fw, pl.zero, shards.expert, pl.offload_optimizer);
+            states = {dense.parameters + expert.parameters,
+                      gradsAtPeak ? dense.gradients + expert.gradients : 0.0,
+                      dense.optimizer_states + expert.optimizer_states,
+                      commBufferBytes(pl, fw, k, st, sp, st.last ? headParams : 0.0, groups)};
+        }
+        out.parameters = states.parameters;
+        out.gradients = states.gradients;
+        out.optimizer_states = states.optimizer_states;
 
         double perMb = (st.layers - st.moe_layers) * denseAct + st.moe_layers * moeAct;
         if (st.first)
@@ -346,7 +360,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
             std::max(st.last ? lossPeak : 0.0, st.layers > 0 ? recomputeLayer : 0.0);
         out.activations = perMb * out.inflight_microbatches + head + transient;
 
-        out.comm_buffers = commBufferBytes(pl, fw, k, st, sp, st.last ? headParams : 0.0, groups);
+        out.comm_buffers = states.comm_buffers;
         if (fw.pp_buffers_per_microbatch)
             out.comm_buffers += pipelineBufferBytes(pl, d, st, out.inflight_microbatches, mb);
         out.runtime_overhead =

@@ -78,6 +78,7 @@ struct StageLayers
     /// multi-token-prediction modules it runs after the LM head (ModelSpec::mtp_layers on the
     /// stage with `last`, 0 elsewhere)
     int mtp = 0;
+    bool operator==(const StageLayers&) const = default;
 };
 
 /// Splits m.layers over plan.pp stages × plan.virtual_stages chunks into `out` (size pp).
@@ -142,6 +143,7 @@ struct StageParams
     double embedding = 0; ///< word embedding and/or LM head on this GPU (included in dense)
     double largest_layer = 0; ///< the biggest layer on this GPU (ZeRO-3 gather unit)
     double total() const { return dense + expert; }
+    bool operator==(const StageParams&) const = default;
 };
 
 StageParams stageParameters(const ModelSpec& m, const ParallelPlan& plan, const StageLayers& st,

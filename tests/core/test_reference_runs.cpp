@@ -8,6 +8,7 @@
 #include "core/reference.h"
 
 #include <QTest>
+#include <array>
 
 #include <cmath>
 #include <map>
@@ -71,6 +72,7 @@ private slots:
             {"reference/megatron-bridge-llama3.paralens-runs.json", 4 + 3},
             {"reference/megascale-2024-table2.paralens-runs.json", 8}, // the Megatron-LM rows
             {"reference/bloom-176b.paralens-runs.json", 1},
+            {"reference/mtnlg-530b.paralens-runs.json", 3}, // 280, 350, 420 DGX A100 servers
             {"reference/moe-published.json",
              3}, // Qwen3 30B and 235B (Megatron-Bridge), DeepSeek-V3
         };
@@ -80,6 +82,29 @@ private slots:
                 qPrintable(
                     QString("%1: %2 runs, expected %3").arg(file.c_str()).arg(count[file]).arg(n)));
         QCOMPARE(count.size(), expected.size());
+    }
+
+    void mtNlgStepTimesGiveThePapersTflops()
+    {
+        // Smith et al. 2022 §2.4: 60.1, 50.2 and 44.4 s per iteration on 280, 350 and 420
+        // servers are 126, 121 and 113 TFLOP/s per GPU. Narayanan Eq. 3 (with recompute) on
+        // B 1920, s 2048, L 105, h 20480, V 50257 gives them back to the paper's rounding.
+        const RunSet set = builtinReferenceRuns();
+        const double B = 1920, s = 2048, L = 105, h = 20480, V = 50257;
+        const double flops = 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+        const std::array<std::pair<const char*, double>, 3> rows{{
+            {"MT-NLG 530B, 2240 A100, t8 p35 d8, gb 1920", 126},
+            {"MT-NLG 530B, 2800 A100, t8 p35 d10, gb 1920", 121},
+            {"MT-NLG 530B, 3360 A100, t8 p35 d12, gb 1920", 113},
+        }};
+        for (const auto& [name, tflops] : rows) {
+            const MeasuredRun& r = byName(set, name);
+            QCOMPARE(r.measured.front().metric, RunMetric::StepSeconds);
+            const double perGpu = flops / (r.measured.front().value * r.scenario.gpus) / 1e12;
+            QVERIFY2(std::abs(perGpu - tflops) < 1.0, name);
+            QCOMPARE(r.scenario.parallel.tp * r.scenario.parallel.pp * r.scenario.parallel.dp,
+                     r.scenario.gpus);
+        }
     }
 
     void everyRunIsPredicted()
