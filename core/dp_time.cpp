@@ -74,13 +74,14 @@ void zero3Costs(const CommContext& c, const FrameworkConventions& fw, const Stag
         dp.grad_tail = rs;
         dp.grad_tail_after_backward = true;
         dp.backward = agBackward; // "always": freed after each forward, gathered in backward
-        dp.hideable_backward = prefetch * agBackward;
+        dp.hideable_backward = fw.zero3_backward_gather_hidden ? prefetch * agBackward : 0.0;
         return;
     }
     dp.forward = ag;
     dp.backward = agBackward + rs;
     dp.hideable_forward = prefetch * (ag - agFirst);
-    dp.hideable_backward = prefetch * agBackward + (rs - rsLast);
+    dp.hideable_backward = (fw.zero3_backward_gather_hidden ? prefetch * agBackward : 0.0) +
+                           (fw.zero3_backward_reduce_hidden ? rs - rsLast : 0.0);
 }
 
 } // namespace

@@ -135,6 +135,14 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
         // torch.distributed.pipelining turns gradient sync and reshard-after-backward off for
         // every backward but the last, whatever the forward policy (PipelineStage).
         c.zero3_accumulate_unsharded = pp;
+        // NCCL serialises the group's collectives on one stream (BackwardPrefetch, torch/
+        // distributed/fsdp/api.py): backward_post issues the next unit's all-gather after the
+        // current gradients, so the next unit waits for it; none issues it in the unit's own
+        // pre-backward, behind the reduce-scatter just issued, which it then waits for too.
+        const FsdpBackwardPrefetch bp = t.fsdp_backward_prefetch;
+        c.zero3_backward_gather_hidden =
+            bp == FsdpBackwardPrefetch::Default || bp == FsdpBackwardPrefetch::Pre;
+        c.zero3_backward_reduce_hidden = bp != FsdpBackwardPrefetch::None;
     }
     return c;
 }

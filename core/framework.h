@@ -113,6 +113,11 @@ struct FrameworkConventions
     /// ZeRO-3 frees a unit's gathered parameters after its forward (FSDP2 reshard_after_forward);
     /// false keeps them until after its backward (one gather per micro-batch).
     bool zero3_reshard_after_forward = true;
+    /// What of a ZeRO-3 backward's collectives its compute hides (training.fsdp_backward_prefetch):
+    /// the next unit's gather (prefetched before the current gradients) and the reduce-scatters
+    /// (run under the next unit's gradients).
+    bool zero3_backward_gather_hidden = true;
+    bool zero3_backward_reduce_hidden = true;
     /// ZeRO-2/3 under PP: the stage's parameters stay gathered after each backward and its
     /// gradients accumulate unsharded (in the reduce dtype) across micro-batches, reduce-scattered
     /// once after the last backward (torch.distributed.pipelining with FSDP:

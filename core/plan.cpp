@@ -59,6 +59,11 @@ constexpr std::array<std::pair<ReshardAfterForward, std::string_view>, 3> kResha
     {{ReshardAfterForward::Default, "default"},
      {ReshardAfterForward::Always, "always"},
      {ReshardAfterForward::Never, "never"}}};
+constexpr std::array<std::pair<FsdpBackwardPrefetch, std::string_view>, 4> kBackwardPrefetch{
+    {{FsdpBackwardPrefetch::Default, "default"},
+     {FsdpBackwardPrefetch::Pre, "backward_pre"},
+     {FsdpBackwardPrefetch::Post, "backward_post"},
+     {FsdpBackwardPrefetch::None, "none"}}};
 constexpr std::array<std::pair<AttentionKernel, std::string_view>, 4> kAttentionKernels{
     {{AttentionKernel::Default, "default"},
      {AttentionKernel::Flash2, "flash2"},
@@ -120,6 +125,10 @@ std::string_view toString(ReshardAfterForward v)
 {
     return nameOf(kReshard, v);
 }
+std::string_view toString(FsdpBackwardPrefetch v)
+{
+    return nameOf(kBackwardPrefetch, v);
+}
 std::string_view toString(AttentionKernel v)
 {
     return nameOf(kAttentionKernels, v);
@@ -156,6 +165,11 @@ std::optional<CpComm> parseCpComm(std::string_view s)
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view s)
 {
     return valueOf(kReshard, s);
+}
+
+std::optional<FsdpBackwardPrefetch> parseFsdpBackwardPrefetch(std::string_view s)
+{
+    return valueOf(kBackwardPrefetch, s);
 }
 
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view s)

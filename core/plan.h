@@ -67,6 +67,18 @@ enum class ReshardAfterForward
     Never,
 };
 
+/// When PyTorch FSDP (zero 3) all-gathers the next unit's parameters in backward
+/// (training.fsdp_backward_prefetch; torch.distributed.fsdp.BackwardPrefetch). NCCL runs every
+/// collective of the group on one stream, so the issue order decides what overlaps.
+enum class FsdpBackwardPrefetch
+{
+    Default, ///< backward_pre: FSDP1's constructor default, and FSDP2's explicit prefetch
+    Pre,     ///< issued before the current unit's gradients: hidden under them
+    Post,    ///< issued after them (Composer's default): the reduce-scatter is hidden, the
+             ///< gather the next unit waits for is not
+    None,    ///< each unit gathers in its own pre-backward, behind the last reduce-scatter
+};
+
 /// Which kernel computes the loss over the vocabulary (training.cross_entropy; docs/model.md
 /// "Cross-entropy kernels"). The bytes each streams per logit are FrameworkConventions'.
 enum class CrossEntropy
@@ -202,6 +214,8 @@ struct TrainingSettings
     std::optional<bool> dropout;
     /// FSDP2 under ZeRO-3 only (see ReshardAfterForward).
     ReshardAfterForward fsdp_reshard_after_forward = ReshardAfterForward::Default;
+    /// FSDP under ZeRO-3 only (see FsdpBackwardPrefetch).
+    FsdpBackwardPrefetch fsdp_backward_prefetch = FsdpBackwardPrefetch::Default;
 
     /// Megatron-LM's hidden_dropout / attention_dropout default to 0.1, and Megatron-DeepSpeed's
     /// GPT recipes keep them; torchtitan's Llama has no dropout at all (models/llama/model.py).
@@ -220,9 +234,10 @@ std::string_view toString(Optimizer);
 std::string_view toString(MoeDispatcher); ///< "default", "allgather", "alltoall", "deepep", ...
 std::string_view toString(CpComm);        ///< "default", "p2p", "all-gather", "a2a"
 std::string_view toString(ReshardAfterForward);
-std::string_view toString(AttentionKernel); ///< "default", "flash2", "fused", "triton"
-std::string_view toString(CrossEntropy);    ///< "default", "megatron", "eager", "fused"
-std::string_view toString(OptimizerImpl);   ///< "default", "fused", "foreach", "for_loop"
+std::string_view toString(FsdpBackwardPrefetch); ///< "default", "backward_pre", ...
+std::string_view toString(AttentionKernel);      ///< "default", "flash2", "fused", "triton"
+std::string_view toString(CrossEntropy);         ///< "default", "megatron", "eager", "fused"
+std::string_view toString(OptimizerImpl);        ///< "default", "fused", "foreach", "for_loop"
 /// "default", "delayed", "tensorwise", "rowwise", "rowwise_with_gw_hp", "mxfp8"
 std::string_view toString(Fp8Recipe);
 std::optional<Schedule> parseSchedule(std::string_view);
@@ -233,6 +248,7 @@ std::optional<Optimizer> parseOptimizer(std::string_view);
 std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view);
 std::optional<CpComm> parseCpComm(std::string_view);
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view);
+std::optional<FsdpBackwardPrefetch> parseFsdpBackwardPrefetch(std::string_view);
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view);
 std::optional<CrossEntropy> parseCrossEntropy(std::string_view);
 std::optional<OptimizerImpl> parseOptimizerImpl(std::string_view);

@@ -127,6 +127,8 @@ void readTraining(const json* t, TrainingSettings& ts)
         ts.dropout = dropout;
     r.readEnum("fsdp_reshard_after_forward", ts.fsdp_reshard_after_forward,
                parseReshardAfterForward, "default, always, never");
+    r.readEnum("fsdp_backward_prefetch", ts.fsdp_backward_prefetch, parseFsdpBackwardPrefetch,
+               "default, backward_pre, backward_post, none");
     r.finish();
 }
 
@@ -149,7 +151,7 @@ constexpr std::array kKeyOrder{
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
     "attention_kernel", "cross_entropy", "optimizer", "optimizer_impl", "framework",
     "overlap_grad_reduce", "compile", "fp8_recipe", "moe_load_imbalance", "dropout",
-    "fsdp_reshard_after_forward"};
+    "fsdp_reshard_after_forward", "fsdp_backward_prefetch"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -287,6 +289,8 @@ json scenarioToJson(const Scenario& s)
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
         j["training"]["fsdp_reshard_after_forward"] =
             std::string(toString(t.fsdp_reshard_after_forward));
+    if (t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default)
+        j["training"]["fsdp_backward_prefetch"] = std::string(toString(t.fsdp_backward_prefetch));
     if (!s.calibration.empty())
         j["calibration"] = s.calibration;
     return j;
@@ -344,7 +348,8 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.compile == b.compile && a.moe_load_imbalance == b.moe_load_imbalance &&
            a.dropout == b.dropout && a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward &&
            a.fp8_recipe == b.fp8_recipe && a.cross_entropy == b.cross_entropy &&
-           a.optimizer_impl == b.optimizer_impl;
+           a.optimizer_impl == b.optimizer_impl &&
+           a.fsdp_backward_prefetch == b.fsdp_backward_prefetch;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

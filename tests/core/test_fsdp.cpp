@@ -319,6 +319,65 @@ private slots:
         QVERIFY(g.backward > 2 * g.forward * 0.99);
     }
 
+    // torch.distributed.fsdp.BackwardPrefetch (api.py): backward_pre overlaps the next
+    // all-gather with the current gradients; backward_post overlaps the current reduce-scatter
+    // with the next gradients, the next all-gather issued after the current ones (so the next
+    // unit waits for it); none gathers in each unit's pre-backward, queued on the one NCCL
+    // stream behind the reduce-scatter just issued. The forward is the same in all three.
+    void fsdpBackwardPrefetch()
+    {
+        Scenario s = torchtitan(llama3_8b(), 1, 1, 8, 2, 16);
+        const Dims d = dimsOf(s.model, ActivationShape::of(s));
+        const Topology topo = placeGroups(s.parallel, s.cluster);
+        const ModelConstants k;
+        const CommContext c{&s, &d, &topo, &k, nullptr};
+        const DpLinks links = dpLinks(c);
+        std::vector<StageLayers> st(1);
+        QVERIFY(splitLayers(s.model, s.parallel, LayerSplit::ExtraMiddle, st));
+        const StageParams sp = stageParameters(s.model, s.parallel, st[0]);
+        const double perLayer = (sp.dense - sp.embedding) / 32;
+        const double agLayer = c.seconds(Collective::AllGather, links.dense, perLayer * 2);
+        const double rsLayer = c.seconds(Collective::ReduceScatter, links.dense, perLayer * 4);
+        auto costs = [&](FsdpBackwardPrefetch p) {
+            s.training.fsdp_backward_prefetch = p;
+            return dpCosts(c, links, conventions(s.training, s.parallel), sp, 33);
+        };
+        const DpCosts def = costs(FsdpBackwardPrefetch::Default);
+        const DpCosts pre = costs(FsdpBackwardPrefetch::Pre);
+        const DpCosts post = costs(FsdpBackwardPrefetch::Post);
+        const DpCosts none = costs(FsdpBackwardPrefetch::None);
+        QCOMPARE(def.hideable_backward, pre.hideable_backward);
+        for (const DpCosts* x : {&pre, &post, &none}) {
+            QCOMPARE(x->forward, pre.forward);
+            QCOMPARE(x->hideable_forward, pre.hideable_forward);
+            QCOMPARE(x->backward, pre.backward);
+        }
+        // Post exposes the 31 resharded blocks' gathers; none exposes everything.
+        QVERIFY(std::abs(pre.hideable_backward - post.hideable_backward - 31 * agLayer) <=
+                1e-12 * pre.backward);
+        QVERIFY(std::abs(post.hideable_backward - 32 * rsLayer) <= 1e-12 * pre.backward);
+        QCOMPARE(none.hideable_backward, 0.0);
+
+        // In the step: the DP seconds are the same, only what of them is exposed moves, by the
+        // hidden gathers less the SM share they took from compute while hidden.
+        auto step = [&](FsdpBackwardPrefetch p) {
+            s.training.fsdp_backward_prefetch = p;
+            return evaluate(s).time;
+        };
+        const TimeBreakdown a = step(FsdpBackwardPrefetch::Pre);
+        const TimeBreakdown b = step(FsdpBackwardPrefetch::Post);
+        const TimeBreakdown n = step(FsdpBackwardPrefetch::None);
+        QVERIFY(a.step_seconds < b.step_seconds && b.step_seconds < n.step_seconds);
+        const double moved = (1 - k.comm_sm_share) * 31 * agLayer * s.training.microbatches(8);
+        QVERIFY(std::abs((b.step_seconds - a.step_seconds) - moved) <= 1e-9 * a.step_seconds);
+        QVERIFY(std::abs((b.exposed.dp + b.overlapped.dp) - (a.exposed.dp + a.overlapped.dp)) <=
+                1e-9 * a.step_seconds);
+        // Nothing to prefetch: zero 2 keeps the parameters gathered through the backward.
+        s.parallel.zero = 2;
+        QCOMPARE(step(FsdpBackwardPrefetch::Post).step_seconds,
+                 step(FsdpBackwardPrefetch::Pre).step_seconds);
+    }
+
     // ZeRO-2/3 per-micro-batch collectives that their micro-batch's compute does not hide are
     // DP communication in the breakdown, not compute: the parts still add up to the step.
     void exposedPerMicrobatchDpIsCommunication()

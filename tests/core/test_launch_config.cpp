@@ -541,6 +541,28 @@ private slots:
             QVERIFY2(hasWarning(tt, id), id);
     }
 
+    // FSDP1's backward_prefetch has no flag in torchtitan (FSDP2 prefetches one block in
+    // backward, as backward_pre does) nor in the Megatron family: named, not written.
+    void fsdpBackwardPrefetchIsNamed()
+    {
+        Scenario t = base("llama3-8b", 8, Framework::FSDP);
+        t.parallel = {.dp = 8, .zero = 3};
+        for (FsdpBackwardPrefetch p : {FsdpBackwardPrefetch::Default, FsdpBackwardPrefetch::Pre,
+                                       FsdpBackwardPrefetch::Post, FsdpBackwardPrefetch::None}) {
+            t.training.fsdp_backward_prefetch = p;
+            const bool named = p == FsdpBackwardPrefetch::Post || p == FsdpBackwardPrefetch::None;
+            const LaunchConfig tt = torchtitanLaunch(t);
+            QVERIFY2(hasWarning(tt, "fsdp_backward_prefetch_not_written") == named,
+                     qPrintable(warningsOf(tt)));
+            Scenario m = base("llama3-8b", 8, Framework::Megatron);
+            m.training.fsdp_backward_prefetch = p;
+            const bool set = p != FsdpBackwardPrefetch::Default;
+            for (const LaunchConfig& c : {megatronLaunch(m), bridgeLaunch(m), deepspeedLaunch(m)})
+                QVERIFY2(hasWarning(c, "fsdp_backward_prefetch_not_applicable") == set,
+                         qPrintable(warningsOf(c)));
+        }
+    }
+
     // Megatron-LM, Megatron-Core (Bridge) and Megatron-DeepSpeed build a FusedAdam and have no
     // flag for foreach or for-loop AdamW: named, not written; fused (their own) says nothing.
     void optimizerImplWithoutAFlagIsNamed()

@@ -230,6 +230,18 @@ private slots:
         QVERIFY(!parseScenario(scenarioToText(s), "b.json").training.dropoutOn());
         const QString bad = errorOf(R"({"training": {"fsdp_reshard_after_forward": "sometimes"}})");
         QVERIFY2(bad.contains("default, always, never"), qPrintable(bad));
+        // The backward prefetch: unset is not written; set, it round-trips; a typo names the
+        // values.
+        QVERIFY(!scenarioToJson(back)["training"].contains("fsdp_backward_prefetch"));
+        s = parseScenario(R"({"training": {"fsdp_backward_prefetch": "backward_post"}})", "p.json");
+        QVERIFY(s.training.fsdp_backward_prefetch == FsdpBackwardPrefetch::Post);
+        QVERIFY(parseScenario(scenarioToText(s), "p2.json") == s);
+        QCOMPARE(scenarioToJson(s)["training"]["fsdp_backward_prefetch"].get<std::string>(),
+                 std::string("backward_post"));
+        const QString badPrefetch =
+            errorOf(R"({"training": {"fsdp_backward_prefetch": "BACKWARD_POST"}})");
+        QVERIFY2(badPrefetch.contains("default, backward_pre, backward_post, none"),
+                 qPrintable(badPrefetch));
         QVERIFY(errorOf(R"({"training": {"dropout": 0.1}})").contains("training.dropout"));
     }
 
