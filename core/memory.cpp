@@ -320,7 +320,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         const StageLayers& st = layers[std::size_t(r)];
         const StageParams& sp = params[std::size_t(r)];
         StageMemory& out = est.stages[std::size_t(r)];
-        out = StageMemory{};
+        // Every field is set below (no zeroing pass first: this runs per stage per evaluation).
         out.stage = r;
         out.layers = st.layers;
         out.inflight_microbatches = inflight[std::size_t(r)];
@@ -370,8 +370,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         // it did not keep for backward) lie between the stored activations, too small for those
         // copies: the caching allocator maps new memory and keeps them cached. Where a layer's
         // recompute sets the peak, it reuses them.
-        if (st.last && lossPeak > recomputeLayer)
-            out.allocator_cached = recomputeLayer;
+        out.allocator_cached = st.last && lossPeak > recomputeLayer ? recomputeLayer : 0.0;
     }
 }
 

@@ -196,41 +196,43 @@ double p2pHopFactor(const ParallelPlan& pl)
     return p2pHopsPerMicrobatch(pl.schedule, pl.virtual_stages);
 }
 
-// The step and where it goes, from the pipeline cost and the critical stage.
+// The step and where it goes, from the pipeline cost and the critical stage. Every field is
+// given in one initializer (no zeroing pass first: this runs per evaluation).
 void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& sw,
                    const PipelineCost& pc, double p2p, double tied,
                    std::span<const StageTimes> stage_times, TimeBreakdown& tb)
 {
     const int mb = sm.microbatches;
-    tb = TimeBreakdown{};
     // The fixed per-step cost (docs/fit.md) is drawn with the optimizer step.
     const double optimizer = sw.optimizer.gpu + in.constants->step_overhead_seconds;
-    tb.step_seconds = pc.step_seconds + sw.dp_exposed + tied + optimizer + sw.optimizer.offload;
     const StageTimes& ss = stage_times[std::size_t(sw.slow)];
     // The critical stage's per-micro-batch times hold its TP/CP/EP collectives and the DP ones
     // its compute does not hide: those are communication, not compute.
     const double commSlow = sw.comm_slow.tp + sw.comm_slow.cp + sw.comm_slow.ep + sw.dp_mb_slow;
-    tb.compute_seconds = std::max(0.0, mb * (ss.total() - commSlow));
-    tb.bubble_seconds = pc.bubble_seconds;
-    tb.bubble_fraction = pc.bubble_fraction;
-    tb.bubble_overhead = pc.bubble_overhead;
-    tb.exposed.tp = mb * sw.comm_slow.tp;
-    tb.exposed.cp = mb * sw.comm_slow.cp;
-    tb.exposed.ep = mb * sw.comm_slow.ep;
-    tb.exposed.pp = pc.p2p_exposed_seconds + tied;
-    tb.exposed.dp = sw.dp_exposed + mb * sw.dp_mb_slow;
     // In double: m (up to 1e9) times the layers overflows int (found by test_limits).
     const Blocks sl = blocksOf(in.layers[std::size_t(sw.slow)], sm);
     const double tpLayers = sl.all() - sl.moe * (1 - sm.moe_tp_share);
-    tb.overlapped.tp = double(mb) * tpLayers * sm.tp.hidden;
-    tb.overlapped.cp = double(mb) * sl.all() * sm.cp.hidden;
-    tb.overlapped.ep = double(mb) * sl.moe * sm.ep.hidden;
     const double hops = p2pHopFactor(in.scenario->parallel);
-    tb.overlapped.pp = std::max(0.0, 2.0 * mb * hops * p2p - pc.p2p_exposed_seconds);
-    tb.overlapped.dp = sw.dp_hidden_slow;
-    tb.optimizer_seconds = optimizer;
-    tb.offload_seconds = sw.optimizer.offload;
-    tb.critical_stage = sw.slow;
+    tb = TimeBreakdown{
+        .step_seconds = pc.step_seconds + sw.dp_exposed + tied + optimizer + sw.optimizer.offload,
+        .compute_seconds = std::max(0.0, mb * (ss.total() - commSlow)),
+        .bubble_seconds = pc.bubble_seconds,
+        .bubble_fraction = pc.bubble_fraction,
+        .bubble_overhead = pc.bubble_overhead,
+        .exposed = {.tp = mb * sw.comm_slow.tp,
+                    .cp = mb * sw.comm_slow.cp,
+                    .ep = mb * sw.comm_slow.ep,
+                    .pp = pc.p2p_exposed_seconds + tied,
+                    .dp = sw.dp_exposed + mb * sw.dp_mb_slow},
+        .overlapped = {.tp = double(mb) * tpLayers * sm.tp.hidden,
+                       .cp = double(mb) * sl.all() * sm.cp.hidden,
+                       .ep = double(mb) * sl.moe * sm.ep.hidden,
+                       .pp = std::max(0.0, 2.0 * mb * hops * p2p - pc.p2p_exposed_seconds),
+                       .dp = sw.dp_hidden_slow},
+        .optimizer_seconds = optimizer,
+        .offload_seconds = sw.optimizer.offload,
+        .critical_stage = sw.slow,
+    };
 }
 
 } // namespace
@@ -247,28 +249,37 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
 
     const AttentionSetup att = attentionSetup(sc, *in.framework);
 
-    StepModel sm;
-    sm.dense = layerTimes(sc.model, d, k, pl, sc.training, kc, att, false);
-    sm.moe =
-        sc.model.isMoe() ? layerTimes(sc.model, d, k, pl, sc.training, kc, att, true) : sm.dense;
-    sm.comm = CommContext{&sc, &d, in.topology, &kc, in.measured};
-    sm.tp = tpComm(sm.comm, sm.dense);
-    sm.cp = cpComm(sm.comm, att, sm.dense.core);
-    sm.ep = epComm(sm.comm, sm.moe);
-    // The attention half of tpComm() when the dispatcher replaces the MLP's TP collectives.
-    sm.moe_tp_share = sc.model.isMoe() && !moeLayerKeepsMlpTpComm(sc) ? 0.5 : 1.0;
+    // Built member by member in one initializer: a default-constructed StepModel would be
+    // zeroed first (a 700-byte memset per evaluation) and then overwritten.
+    const CommContext comm{&sc, &d, in.topology, &kc, in.measured};
+    const LayerTimes dense = layerTimes(sc.model, d, k, pl, sc.training, kc, att, false);
+    const LayerTimes moe =
+        sc.model.isMoe() ? layerTimes(sc.model, d, k, pl, sc.training, kc, att, true) : dense;
     const std::int64_t vpad = paddedVocab(sc.model.vocab, pl.tp, kc.vocab_divisible_by);
-    sm.head = headTimes(d, k, vpad, *in.framework);
+    const StageTimes head = headTimes(d, k, vpad, *in.framework);
+    StageTimes mtpExtra{};
     if (sc.model.mtp_layers > 0) {
-        sm.mtp_moe = sc.model.mtpIsMoe();
-        sm.mtp_extra = mtpProjectionTimes(d, k);
-        addTimes(sm.mtp_extra, sm.head, 1);
+        mtpExtra = mtpProjectionTimes(d, k);
+        addTimes(mtpExtra, head, 1);
     }
-    sm.dp = dpLinks(sm.comm);
-    sm.hbm = k.hbm;
-    sm.microbatches = std::max(1, safeMicrobatches(sc.training, pl));
-    sm.layer_overhead = kc.layer_overhead_seconds;
-    sm.tensors = stageTensorCounts(sc.model);
+    const StepModel sm{
+        .dense = dense,
+        .moe = moe,
+        .head = head,
+        .mtp_extra = mtpExtra,
+        .mtp_moe = sc.model.mtp_layers > 0 && sc.model.mtpIsMoe(),
+        .tp = tpComm(comm, dense),
+        .cp = cpComm(comm, att, dense.core),
+        .ep = epComm(comm, moe),
+        // The attention half of tpComm() when the dispatcher replaces the MLP's TP collectives.
+        .moe_tp_share = sc.model.isMoe() && !moeLayerKeepsMlpTpComm(sc) ? 0.5 : 1.0,
+        .comm = comm,
+        .dp = dpLinks(comm),
+        .hbm = k.hbm,
+        .microbatches = std::max(1, safeMicrobatches(sc.training, pl)),
+        .layer_overhead = kc.layer_overhead_seconds,
+        .tensors = stageTensorCounts(sc.model),
+    };
 
     const StageSweep sw = sweepStages(in, sm, stage_times.first(p));
     const double p2p = ppComm(sm.comm).forward;
