@@ -49,6 +49,30 @@ bool within(double predicted, double measured, double rel)
     return std::abs(predicted - measured) <= rel * measured;
 }
 
+// One single-stage plan's DP links and parameters, what dpCosts() takes (c points into it:
+// neither copied nor moved).
+struct DpSetup
+{
+    Scenario s;
+    Dims d;
+    Topology topo;
+    ModelConstants k;
+    CommContext c;
+    DpLinks links;
+    StageParams sp;
+
+    explicit DpSetup(const Scenario& scenario)
+        : s(scenario), d(dimsOf(s.model, ActivationShape::of(s))),
+          topo(placeGroups(s.parallel, s.cluster)), c{&s, &d, &topo, &k, nullptr}, links(dpLinks(c))
+    {
+        std::vector<StageLayers> st(1);
+        if (splitLayers(s.model, s.parallel, conventions(s.training, s.parallel).split, st))
+            sp = stageParameters(s.model, s.parallel, st[0]);
+    }
+    DpSetup(const DpSetup&) = delete;
+    DpSetup& operator=(const DpSetup&) = delete;
+};
+
 } // namespace
 
 class TestFsdp : public QObject
@@ -288,17 +312,15 @@ private slots:
     // root unit and torchtitan's last block are not resharded, so they are not gathered again.
     void zero3BackwardGathers()
     {
-        Scenario s = torchtitan(llama3_8b(), 1, 1, 8, 2, 16);
-        s.training.recompute = Recompute::Full;
-        const Dims d = dimsOf(s.model, ActivationShape::of(s));
-        const Topology topo = placeGroups(s.parallel, s.cluster);
-        const ModelConstants k;
-        const CommContext c{&s, &d, &topo, &k, nullptr};
-        const DpLinks links = dpLinks(c);
-        std::vector<StageLayers> st(1);
+        Scenario base = torchtitan(llama3_8b(), 1, 1, 8, 2, 16);
+        base.training.recompute = Recompute::Full;
+        const DpSetup x(base);
+        const Scenario& s = x.s;
+        const CommContext& c = x.c;
+        const DpLinks& links = x.links;
+        const StageParams& sp = x.sp;
+        QVERIFY(sp.dense > 0);
         const FrameworkConventions fsdp = conventions(s.training, s.parallel);
-        QVERIFY(splitLayers(s.model, s.parallel, fsdp.split, st));
-        const StageParams sp = stageParameters(s.model, s.parallel, st[0]);
         const double units = 32 + 1;
         const DpCosts f = dpCosts(c, links, fsdp, sp, units);
         const double perLayer = (sp.dense - sp.embedding) / 32;
@@ -326,15 +348,13 @@ private slots:
     // stream behind the reduce-scatter just issued. The forward is the same in all three.
     void fsdpBackwardPrefetch()
     {
-        Scenario s = torchtitan(llama3_8b(), 1, 1, 8, 2, 16);
-        const Dims d = dimsOf(s.model, ActivationShape::of(s));
-        const Topology topo = placeGroups(s.parallel, s.cluster);
-        const ModelConstants k;
-        const CommContext c{&s, &d, &topo, &k, nullptr};
-        const DpLinks links = dpLinks(c);
-        std::vector<StageLayers> st(1);
-        QVERIFY(splitLayers(s.model, s.parallel, LayerSplit::ExtraMiddle, st));
-        const StageParams sp = stageParameters(s.model, s.parallel, st[0]);
+        DpSetup x(torchtitan(llama3_8b(), 1, 1, 8, 2, 16));
+        Scenario& s = x.s;
+        const CommContext& c = x.c;
+        const DpLinks& links = x.links;
+        const StageParams& sp = x.sp;
+        const ModelConstants& k = x.k;
+        QVERIFY(sp.dense > 0);
         const double perLayer = (sp.dense - sp.embedding) / 32;
         const double agLayer = c.seconds(Collective::AllGather, links.dense, perLayer * 2);
         const double rsLayer = c.seconds(Collective::ReduceScatter, links.dense, perLayer * 4);
@@ -347,10 +367,10 @@ private slots:
         const DpCosts post = costs(FsdpBackwardPrefetch::Post);
         const DpCosts none = costs(FsdpBackwardPrefetch::None);
         QCOMPARE(def.hideable_backward, pre.hideable_backward);
-        for (const DpCosts* x : {&pre, &post, &none}) {
-            QCOMPARE(x->forward, pre.forward);
-            QCOMPARE(x->hideable_forward, pre.hideable_forward);
-            QCOMPARE(x->backward, pre.backward);
+        for (const DpCosts* other : {&post, &none}) {
+            QCOMPARE(other->forward, pre.forward);
+            QCOMPARE(other->hideable_forward, pre.hideable_forward);
+            QCOMPARE(other->backward, pre.backward);
         }
         // Post exposes the 31 resharded blocks' gathers; none exposes everything.
         QVERIFY(std::abs(pre.hideable_backward - post.hideable_backward - 31 * agLayer) <=
