@@ -51,20 +51,19 @@ struct KernelModel
         if (M <= 0 || K <= 0 || N <= 0)
             return 0;
         const bool f8 = linear && fp8;
-        double eff = f8 ? eff_lin : eff_bf16;
-        bool fromProfile = false;
-        if (measured)
-            if (auto e = measured->gemmEfficiency(M, N, K, f8)) {
-                eff = *e;
-                fromProfile = true;
-            }
+        const double peak = f8 ? peak_lin : peak_bf16;
         const double outputs = M * N;
-        if (!fromProfile)
-            eff *= K * outputs * inv_reference_shape / ((K + half) * (outputs + tile_half));
         // 1-byte FP8 or 2-byte inputs, 2-byte output.
         const double bytes = (f8 ? 1.0 : 2.0) * (M * K + K * N) + 2.0 * outputs;
-        return rooflineSeconds(2 * M * K * N, f8 ? peak_lin : peak_bf16, eff, bytes, hbm) +
-               (fromProfile ? 0.0 : latency);
+        if (measured)
+            if (auto e = measured->gemmEfficiency(M, N, K, f8))
+                return rooflineSeconds(2 * M * K * N, peak, *e, bytes, hbm);
+        // 2·M·K·N / (peak · eff) with the shape law's eff folded in: M·K·N cancels, leaving one
+        // division (this runs a dozen times per layer per evaluation).
+        const double rate = peak * (f8 ? eff_lin : eff_bf16) * inv_reference_shape;
+        const double compute = rate > 0 ? 2 * (K + half) * (outputs + tile_half) / rate : 0.0;
+        const double memory = hbm > 0 ? bytes / hbm : 0.0;
+        return std::max(compute, memory) + latency;
     }
     /// Adds `count` times the forward, input-gradient and weight-gradient times of
     /// Y[M×N] = X[M×K]·W[K×N] to f, b and w. In FP8 training (`fp8_ok` and the model's fp8) it
