@@ -137,6 +137,18 @@ void commonWarnings(const Scenario& s, LaunchFramework f, Warnings& w)
                   std::string(toString(f)) +
                   " runs a fused Adam (Transformer Engine's or apex's FusedAdam) and has no flag "
                   "for it; not written");
+    // PyTorch FSDP1's backward_prefetch: torchtitan's FSDP2 always prefetches the next block
+    // in backward (what backward_pre does) and has no knob; the Megatron family has no FSDP1.
+    const FsdpBackwardPrefetch bp = s.training.fsdp_backward_prefetch;
+    if (f == LaunchFramework::Torchtitan) {
+        if (bp == FsdpBackwardPrefetch::Post || bp == FsdpBackwardPrefetch::None)
+            w.add("fsdp_backward_prefetch_not_written",
+                  "training.fsdp_backward_prefetch: torchtitan's FSDP2 always prefetches the next "
+                  "block in backward; not written");
+    } else if (bp != FsdpBackwardPrefetch::Default) {
+        w.add("fsdp_backward_prefetch_not_applicable",
+              "training.fsdp_backward_prefetch is a PyTorch FSDP option; not written");
+    }
     if (!s.calibration.empty())
         w.add("calibration_not_carried",
               "the calibration profile " + s.calibration + " is a paralens setting, not written");

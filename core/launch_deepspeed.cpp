@@ -187,9 +187,6 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
         w.add("fsdp_reshard_not_applicable",
               "training.fsdp_reshard_after_forward is a torchtitan FSDP2 policy; not written");
-    if (t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default)
-        w.add("fsdp_backward_prefetch_not_applicable",
-              "training.fsdp_backward_prefetch is a PyTorch FSDP option; not written");
     a.opt("--zero-stage", s.parallel.zero);
     a.flag("--deepspeed");
     a.opt("--deepspeed_config", kDeepSpeedConfigName);

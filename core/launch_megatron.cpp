@@ -200,9 +200,6 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
         w.add("fsdp_reshard_not_applicable",
               "training.fsdp_reshard_after_forward is a torchtitan FSDP2 policy; not written");
-    if (t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default)
-        w.add("fsdp_backward_prefetch_not_applicable",
-              "training.fsdp_backward_prefetch is a PyTorch FSDP option; not written");
 }
 
 void runArgs(ArgList& a)

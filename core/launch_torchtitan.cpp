@@ -209,12 +209,6 @@ void shardingKeys(const Scenario& s, Table& t, Warnings& w)
                   "zero 3 with reshard_after_forward never is FSDP2's zero 2; it reads back so");
     }
     t.str("fsdp_reshard_after_forward", policy);
-    // FSDP2 prefetches one unit in backward (pre-backward order) and has no knob for it.
-    if (s.training.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default &&
-        s.training.fsdp_backward_prefetch != FsdpBackwardPrefetch::Pre)
-        w.add("fsdp_backward_prefetch_not_written",
-              "training.fsdp_backward_prefetch: torchtitan's FSDP2 always prefetches the next "
-              "block in backward; not written");
 }
 
 // The layers of every model chunk, in model order, by name (torchtitan's Llama and DeepSeek
