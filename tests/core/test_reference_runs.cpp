@@ -65,6 +65,8 @@ private slots:
             {"reference/torchao-float8-training.paralens-runs.json", 3 + 4 + 5},
             // H100 tables: large scale 18, 8-64 GPUs 52, FP8 7.
             {"reference/mosaic-llm-foundry-h100.paralens-runs.json", 18 + 52 + 7},
+            // A100 80GB table: 61 rows less the two pure-bf16 70B rows.
+            {"reference/mosaic-llm-foundry-a100.paralens-runs.json", 61 - 2},
             {"reference/megatron-lm-h100-weak-scaling.paralens-runs.json", 9}, // 1.7B ... 462B
             {"reference/nemo-24.07-h100-fp8.paralens-runs.json", 12}, // every pre-training row
             // 26.04.01: 70B H100 FP8 and GB200 MXFP8, 405B H100 FP8 and GB200 FP8; 25.11: 8B on
