@@ -122,6 +122,12 @@ DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConve
         dp.param_tail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
         break;
     case 2:
+        // FSDP's SHARD_GRAD_OP is FULL_SHARD without the reshard after forward: unit by unit
+        // in every micro-batch's forward and backward, each collective with its own latency.
+        if (c.scenario->training.framework == Framework::FSDP && !fw.zero3_accumulate_unsharded) {
+            zero3Costs(c, fw, sp, units, coll, dp);
+            break;
+        }
         dp.param_tail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
         if (fw.zero3_accumulate_unsharded) {
             // FSDP under PP: one reduce-scatter after the stage's last backward.

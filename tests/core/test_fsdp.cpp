@@ -341,6 +341,43 @@ private slots:
         QVERIFY(g.backward > 2 * g.forward * 0.99);
     }
 
+    // SHARD_GRAD_OP (zero 2; fully_shard(reshard_after_forward=False)) gathers unit by unit in
+    // the forward of every micro-batch, as FULL_SHARD does, keeps the units gathered through the
+    // backward (no backward gathers) and reduce-scatters them there unit by unit; only the
+    // first gather and the last reduce-scatter have no compute to hide under.
+    void shardGradOpGathersPerUnit()
+    {
+        Scenario base = torchtitan(llama3_8b(), 1, 1, 8, 2, 16);
+        base.parallel.zero = 2;
+        const DpSetup x(base);
+        const CommContext& c = x.c;
+        const DpLinks& links = x.links;
+        const StageParams& sp = x.sp;
+        QVERIFY(sp.dense > 0);
+        const DpCosts f = dpCosts(c, links, conventions(x.s.training, x.s.parallel), sp, 33);
+        const double perLayer = (sp.dense - sp.embedding) / 32;
+        const double agLayer = c.seconds(Collective::AllGather, links.dense, perLayer * 2);
+        const double rsLayer = c.seconds(Collective::ReduceScatter, links.dense, perLayer * 4);
+        const double agRoot = c.seconds(Collective::AllGather, links.dense, sp.embedding * 2);
+        const double rsRoot = c.seconds(Collective::ReduceScatter, links.dense, sp.embedding * 4);
+        QVERIFY(std::abs(f.forward - (32 * agLayer + agRoot)) <= 1e-12 * f.forward);
+        QVERIFY(std::abs(f.backward - (32 * rsLayer + rsRoot)) <= 1e-12 * f.backward);
+        QVERIFY(std::abs(f.forward - f.hideable_forward - agRoot) <= 1e-12 * f.forward);
+        QVERIFY(std::abs(f.backward - f.hideable_backward - rsRoot) <= 1e-12 * f.backward);
+        QCOMPARE(f.param_tail, 0.0);
+        QCOMPARE(f.grad_tail, 0.0);
+
+        // Once per micro-batch: four times the micro-batches, four times the DP seconds.
+        Scenario s = base;
+        const Estimate one = evaluate(s);
+        s.training.global_batch *= 4;
+        const Estimate four = evaluate(s);
+        const double dpOne = one.time.exposed.dp + one.time.overlapped.dp;
+        QVERIFY(dpOne > 0);
+        QVERIFY(std::abs(four.time.exposed.dp + four.time.overlapped.dp - 4 * dpOne) <=
+                1e-9 * dpOne);
+    }
+
     // torch.distributed.fsdp.BackwardPrefetch (api.py): backward_pre overlaps the next
     // all-gather with the current gradients; backward_post overlaps the current reduce-scatter
     // with the next gradients, the next all-gather issued after the current ones (so the next
