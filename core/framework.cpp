@@ -125,6 +125,13 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
             c.loss_logit_copies = 1;
     }
     c.overlap_grad_reduce = c.overlap_grad_reduce && t.overlap_grad_reduce;
+    // DeepSpeed wraps bf16 training in its BF16_Optimizer unless ZeRO 2 or 3 does the gradient
+    // bookkeeping (engine.py _do_optimizer_sanity_check: bf16 with fp32 gradient accumulation,
+    // ZeRO 0 or 1); fp16 takes the FP16 optimizer, whose gradients accumulate in place.
+    if (t.framework == Framework::DeepSpeed && t.precision == Precision::BF16 && p.zero <= 1) {
+        c.microbatch_grad_pass_bytes = 2 + 4 + 4 + 4 + 4;
+        c.microbatch_grad_pass_calls = 3;
+    }
     if (t.framework == Framework::FSDP && p.zero >= 2) {
         // torchtitan's "default": reshard after forward except under PP, "to avoid
         // per-microbatch all-gathers" (distributed/fsdp.py); zero 2 is SHARD_GRAD_OP.

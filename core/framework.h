@@ -123,6 +123,14 @@ struct FrameworkConventions
     /// once after the last backward (torch.distributed.pipelining with FSDP:
     /// reshard_after_backward and gradient sync off until the last micro-batch).
     bool zero3_accumulate_unsharded = false;
+    /// HBM bytes per local parameter, and host calls per parameter tensor, of a pass that runs
+    /// after every micro-batch's backward (0: none): DeepSpeed's BF16_Optimizer adds each bf16
+    /// gradient into its fp32 copy (bf16_optimizer.py _update_hp_grad: lp.grad.to(fp32) reads
+    /// 2 and writes 4 bytes, hp_grad.add_ reads 4 + 4 and writes 4 = 18; to, view and add_ per
+    /// tensor), called from every backward (engine.py backward, pipe/engine.py
+    /// _exec_backward_pass), which clears the bf16 gradients before each one.
+    double microbatch_grad_pass_bytes = 0;
+    double microbatch_grad_pass_calls = 0;
     /// torch.distributed.pipelining keeps each in-flight micro-batch's stage output for its
     /// backward and allocates receive buffers (activations in, gradients back) for every
     /// micro-batch of every local stage up front (PipelineStage _prepare_forward_infra /

@@ -275,7 +275,9 @@ void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
         ctx.fail("model.seq_length", "missing (the recipe's sequence length is not known here)");
     (void)o.string("dataset.sequence_length");
     const std::string mp = o.string("mixed_precision").value_or("bf16_mixed");
-    t.precision = mp.find("fp8") != std::string::npos ? Precision::FP8 : Precision::BF16;
+    t.precision = mp.find("fp8") != std::string::npos    ? Precision::FP8
+                  : mp.find("fp16") != std::string::npos ? Precision::FP16
+                                                         : Precision::BF16;
     const std::string g = o.string("model.recompute_granularity").value_or("");
     t.recompute = g == "full"        ? Recompute::Full
                   : g == "selective" ? Recompute::Selective

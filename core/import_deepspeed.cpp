@@ -59,7 +59,7 @@ DeepSpeedJson readDeepSpeedJson(std::string_view text, const std::string& source
         if (const json* fp16 = r.child("fp16"); fp16 && fp16->is_object()) {
             const auto en = fp16->find("enabled");
             if (en != fp16->end() && en->is_boolean() && en->get<bool>())
-                notes.push_back("fp16: paralens models bf16 (the same bytes per value)");
+                s.training.precision = Precision::FP16;
         }
         if (const json* b = r.child("bf16"); b && !b->is_null())
             jsonio::ObjectReader(*b, "bf16").allow({"enabled"});

@@ -242,10 +242,10 @@ void readTraining(const Flags& f, const ImportContext& ctx, bool deepspeed, Scen
         t.seq_len = int(*n);
     else
         ctx.fail("--seq-length", "missing");
-    t.precision = f.has("--fp8-format") ? Precision::FP8 : Precision::BF16;
-    if (f.has("--fp16"))
-        ctx.notes.push_back("--fp16: paralens models bf16 (the same bytes per value)");
-    else if (!f.has("--bf16"))
+    t.precision = f.has("--fp8-format") ? Precision::FP8
+                  : f.has("--fp16")     ? Precision::FP16
+                                        : Precision::BF16;
+    if (!f.has("--fp16") && !f.has("--bf16"))
         ctx.notes.push_back("neither --bf16 nor --fp16: fp32 training, modelled as bf16");
     const std::string granularity = f.value("--recompute-granularity").value_or("");
     if (granularity == "full")

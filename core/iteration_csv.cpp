@@ -264,7 +264,7 @@ MeasuredRun rowRun(const Row& r, const Scenario& cluster)
     t.seq_len = int(r.integer(SeqLen, bounds::kMaxSeqLen));
     t.micro_batch = int(r.integer(MicroBatch, bounds::kMaxBatch));
     t.global_batch = int(r.integer(GlobalBatch, bounds::kMaxBatch));
-    t.precision = Precision::BF16;
+    t.precision = Precision::FP16;
     t.recompute = Recompute::Full;
     t.flash_attention = false;
     t.optimizer = Optimizer::Adam;
@@ -292,7 +292,8 @@ std::vector<std::string> csvAssumptions(const Scenario& cluster)
         "parallelism, no ZeRO; framework deepspeed (Megatron-DeepSpeed: FP16 gradients, reduced in "
         "FP16)",
         "training: full activation recompute (use_checkpoint: true), no flash attention, FP16 "
-        "mixed precision timed as BF16 (the same tensor-core peak), Adam",
+        "mixed precision (precision fp16: BF16's tensor-core peak, DeepSpeed's FP16 optimizer), "
+        "Adam",
         "DP gradient all-reduce not overlapped with the backward (use_gradient_bucket: false; "
         "training.overlap_grad_reduce = false)",
         "cluster: " + hw + " (--hardware), " + std::to_string(cluster.cluster.gpus_per_node) +

@@ -197,8 +197,9 @@ void training(const Scenario& s, Overrides& o, Warnings& w)
     o.set("train.train_iters", kLaunchTrainIters);
     o.set("model.seq_length", t.seq_len);
     o.set("dataset.sequence_length", t.seq_len);
-    o.set("mixed_precision",
-          t.precision == Precision::FP8 ? "bf16_with_fp8_delayed_scaling_mixed" : "bf16_mixed");
+    o.set("mixed_precision", t.precision == Precision::FP8 ? "bf16_with_fp8_delayed_scaling_mixed"
+                             : t.precision == Precision::FP16 ? "fp16_mixed"
+                                                              : "bf16_mixed");
     o.set("model.recompute_granularity",
           t.recompute == Recompute::None ? "null" : std::string(toString(t.recompute)));
     o.set("model.recompute_method", t.recompute == Recompute::Full ? "uniform" : "null");

@@ -53,7 +53,11 @@ std::string configJson(const Scenario& s, Warnings& w)
     j["gradient_accumulation_steps"] = t.microbatches(std::max(1, p.dp));
     j["gradient_clipping"] = 1.0;
     j["steps_per_print"] = 10;
-    j["bf16"] = {{"enabled", true}};
+    // fp16 with loss_scale 0: DeepSpeed's dynamic loss scaling (its default).
+    if (t.precision == Precision::FP16)
+        j["fp16"] = {{"enabled", true}, {"loss_scale", 0}};
+    else
+        j["bf16"] = {{"enabled", true}};
     if (t.precision == Precision::FP8)
         w.add("fp8_unsupported", "DeepSpeed's config has no FP8 training setting (nor "
                                  "Megatron-DeepSpeed a flag); written as bf16");
@@ -163,7 +167,7 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     a.opt("--max-position-embeddings", t.seq_len);
     a.opt("--micro-batch-size", t.micro_batch);
     a.opt("--global-batch-size", t.global_batch);
-    a.flag("--bf16");
+    a.flag(t.precision == Precision::FP16 ? "--fp16" : "--bf16");
     if (t.recompute != Recompute::None)
         a.opt("--recompute-granularity", std::string(toString(t.recompute)));
     if (t.recompute == Recompute::Full) {

@@ -156,6 +156,9 @@ void trainingTable(const Scenario& s, std::ostringstream& o, Warnings& w)
     t.num("seq_len", tr.seq_len);
     t.num("steps", kLaunchTrainIters);
     t.str("mixed_precision_param", "bfloat16");
+    if (s.training.precision == Precision::FP16)
+        w.add("fp16_not_written", "torchtitan's training.mixed_precision_param takes bfloat16 or "
+                                  "float32, not float16; written as bfloat16");
     t.str("mixed_precision_reduce", "float32");
     t.boolean("enable_cpu_offload", p.offload_optimizer);
     if (p.offload_optimizer)

@@ -36,8 +36,8 @@ constexpr std::array<std::pair<Schedule, std::string_view>, 6> kSchedules{{
 }};
 constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecompute{
     {{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}}};
-constexpr std::array<std::pair<Precision, std::string_view>, 2> kPrecision{
-    {{Precision::BF16, "bf16"}, {Precision::FP8, "fp8"}}};
+constexpr std::array<std::pair<Precision, std::string_view>, 3> kPrecision{
+    {{Precision::BF16, "bf16"}, {Precision::FP8, "fp8"}, {Precision::FP16, "fp16"}}};
 constexpr std::array<std::pair<Framework, std::string_view>, 3> kFramework{
     {{Framework::Megatron, "megatron"},
      {Framework::DeepSpeed, "deepspeed"},

@@ -24,7 +24,8 @@ enum class Recompute
 enum class Precision
 {
     BF16,
-    FP8
+    FP8,
+    FP16 ///< FP16 mixed precision with loss scaling: BF16's tensor-core rates
 };
 enum class Framework
 {

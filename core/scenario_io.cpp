@@ -106,7 +106,7 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readInt("seq_len", ts.seq_len, 1, bounds::kMaxSeqLen);
     r.readInt("micro_batch", ts.micro_batch, 1, bounds::kMaxBatch);
     r.readInt("global_batch", ts.global_batch, 1, bounds::kMaxBatch);
-    r.readEnum("precision", ts.precision, parsePrecision, "bf16, fp8");
+    r.readEnum("precision", ts.precision, parsePrecision, "bf16, fp8, fp16");
     r.readEnum("recompute", ts.recompute, parseRecompute, "none, selective, full");
     r.readBool("flash_attention", ts.flash_attention);
     r.readEnum("attention_kernel", ts.attention_kernel, parseAttentionKernel,

@@ -61,6 +61,17 @@ Blocks blocksOf(const StageLayers& st, const StepModel& sm)
     return b;
 }
 
+// FrameworkConventions::microbatch_grad_pass_bytes over the stage's local parameters, or the
+// host's loop over its tensors if that is longer (the host issues while the GPU streams).
+double microbatchGradPassSeconds(const FrameworkConventions& fw, const ModelConstants& k,
+                                 const StageParams& sp, double tensors, double hbm)
+{
+    if (fw.microbatch_grad_pass_bytes <= 0 || hbm <= 0)
+        return 0;
+    const double stream = fw.microbatch_grad_pass_bytes * sp.total() / hbm;
+    return std::max(stream, fw.microbatch_grad_pass_calls * tensors * k.kernel_launch_seconds);
+}
+
 void addTimes(StageTimes& t, const StageTimes& x, double n)
 {
     t.forward_seconds += n * x.forward_seconds;
@@ -120,16 +131,24 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         double dense = 0, expert = 0, units = 0;
         DpCosts dp;
         OptimizerTimes optimizer;
+        double grad_pass = 0; ///< FrameworkConventions::microbatch_grad_pass_bytes' pass
     } memo;
     for (std::size_t r = 0; r < stage_times.size(); ++r) {
         const StageLayers& st = in.layers[r];
         const StageParams& sp = in.params[r];
         StageTimes t = stageCompute(st, sm);
         const double units = std::max(1, st.layers + st.mtp) + (st.first || st.last ? 1 : 0);
-        if (r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units)
-            memo = Memo{sp.dense, sp.expert, units, dpCosts(sm.comm, sm.dp, fw, sp, units),
-                        optimizerTimes(*in.scenario, fw, *in.constants, sp,
-                                       stageParameterTensors(sm.tensors, st), sm.hbm)};
+        if (r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units) {
+            const double tensors = stageParameterTensors(sm.tensors, st);
+            memo = Memo{sp.dense,
+                        sp.expert,
+                        units,
+                        dpCosts(sm.comm, sm.dp, fw, sp, units),
+                        optimizerTimes(*in.scenario, fw, *in.constants, sp, tensors, sm.hbm),
+                        microbatchGradPassSeconds(fw, *in.constants, sp, tensors, sm.hbm)};
+        }
+        // The pass runs after the micro-batch's backward, before the stage's next operation.
+        t.backward_seconds += memo.grad_pass;
         const DpCosts& dp = memo.dp;
         // What one micro-batch keeps the stage busy with, which its DP collectives may run
         // beside: its kernels and its TP, CP and EP collectives (on other links; NCCL runs each

@@ -171,8 +171,10 @@ void ControlPanel::build()
     m_sequenceParallel = new QCheckBox(tr("Se&quence parallel"), memGroup);
     m_sequenceParallel->setToolTip(
         tr("Shard LayerNorm/dropout activations over TP ranks (Korthikanti et al. 2022)"));
-    m_precision = enumBox(memGroup, {QStringLiteral("bf16"), QStringLiteral("fp8")},
-                          tr("Matmul precision; FP8 doubles the peak where the GPU has it"));
+    m_precision = enumBox(
+        memGroup, {QStringLiteral("bf16"), QStringLiteral("fp8"), QStringLiteral("fp16")},
+        tr("Matmul precision; FP8 doubles the peak where the GPU has it; FP16 runs at BF16's "
+           "rate with loss scaling"));
     addRow(memForm, tr("&ZeRO"), m_zero);
     addRow(memForm, tr("&Recompute"), m_recompute);
     memForm->addRow(m_sequenceParallel);
@@ -259,7 +261,7 @@ void ControlPanel::build()
     });
     connect(m_precision, &QComboBox::activated, this, [this](int i) {
         Scenario s = m_scenario;
-        s.training.precision = i == 0 ? Precision::BF16 : Precision::FP8;
+        s.training.precision = i == 1 ? Precision::FP8 : i == 2 ? Precision::FP16 : Precision::BF16;
         commit(s, QStringLiteral("training.precision"));
     });
     connect(m_microBatch, &QSpinBox::valueChanged, this, [this](int v) {
@@ -346,7 +348,9 @@ void ControlPanel::refreshValues()
     m_recompute->setCurrentIndex(static_cast<int>(rc - std::begin(kRecomputes)));
     m_sequenceParallel->setChecked(p.sequence_parallel);
     m_sequenceParallel->setEnabled(p.tp > 1 || p.sequence_parallel);
-    m_precision->setCurrentIndex(s.training.precision == Precision::FP8 ? 1 : 0);
+    m_precision->setCurrentIndex(s.training.precision == Precision::FP8    ? 1
+                                 : s.training.precision == Precision::FP16 ? 2
+                                                                           : 0);
     m_microBatch->setValue(s.training.micro_batch);
     m_globalBatch->setValue(s.training.global_batch);
     m_seqLen->setValue(s.training.seq_len);

@@ -543,6 +543,36 @@ private slots:
 
     // FSDP1's backward_prefetch has no flag in torchtitan (FSDP2 prefetches one block in
     // backward, as backward_pre does) nor in the Megatron family: named, not written.
+    // FP16 is written as each framework spells it (Megatron-LM --fp16, DeepSpeed's fp16
+    // section with dynamic loss scaling, Megatron-Bridge's fp16_mixed) and read back as fp16;
+    // torchtitan's mixed_precision_param has no float16, so it is named.
+    void fp16IsWrittenAndReadBack()
+    {
+        for (Framework f : {Framework::Megatron, Framework::DeepSpeed}) {
+            Scenario s = base("llama3-8b", 8, f);
+            s.training.precision = Precision::FP16;
+            const LaunchConfig c =
+                f == Framework::Megatron ? megatronLaunch(s) : deepspeedLaunch(s);
+            const LaunchImport back = roundTrip(c);
+            QVERIFY2(back.scenario.training.precision == Precision::FP16,
+                     qPrintable(describe(s, back.scenario)));
+        }
+        Scenario s = base("llama3-8b", 8, Framework::DeepSpeed);
+        s.training.precision = Precision::FP16;
+        const auto ds = nlohmann::json::parse(fileText(deepspeedLaunch(s), "ds_config.json"));
+        QVERIFY(ds["fp16"]["enabled"].get<bool>());
+        QCOMPARE(ds["fp16"]["loss_scale"].get<int>(), 0);
+        QVERIFY(!ds.contains("bf16"));
+        s.training.framework = Framework::Megatron;
+        QVERIFY(bridgeLaunch(s).files[0].text.find("fp16_mixed") != std::string::npos);
+        QVERIFY(megatronLaunch(s).files[0].text.find("--bf16") == std::string::npos);
+        Scenario t = base("llama3-8b", 8, Framework::FSDP);
+        t.parallel = {.dp = 8, .zero = 3};
+        QVERIFY(!hasWarning(torchtitanLaunch(t), "fp16_not_written"));
+        t.training.precision = Precision::FP16;
+        QVERIFY(hasWarning(torchtitanLaunch(t), "fp16_not_written"));
+    }
+
     void fsdpBackwardPrefetchIsNamed()
     {
         Scenario t = base("llama3-8b", 8, Framework::FSDP);

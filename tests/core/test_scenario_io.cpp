@@ -301,6 +301,18 @@ private slots:
             errorOf(R"({"training": {"cross_entropy": 1}})").contains("training.cross_entropy"));
     }
 
+    void fp16RoundTrips()
+    {
+        const Scenario s = parseScenario(R"({"training": {"precision": "fp16"}})", "s.json");
+        QVERIFY(s.training.precision == Precision::FP16);
+        QCOMPARE(scenarioToJson(s)["training"]["precision"].get<std::string>(),
+                 std::string("fp16"));
+        QVERIFY(parseScenario(scenarioToText(s), "back.json") == s);
+        Scenario b = s;
+        b.training.precision = Precision::BF16;
+        QVERIFY(!(b == s));
+    }
+
     void optimizerImplRoundTrips()
     {
         Scenario s = parseScenario(R"({"training": {"framework": "fsdp"}})", "s.json");
@@ -478,9 +490,9 @@ private slots:
         QTest::newRow("cp_comm") << R"({"parallel": {"cp_comm": "ring"}})"
                                  << "parallel.cp_comm"
                                  << "'ring' is not one of default, p2p, all-gather, a2a";
-        QTest::newRow("precision") << R"({"training": {"precision": "fp16"}})"
+        QTest::newRow("precision") << R"({"training": {"precision": "fp4"}})"
                                    << "training.precision"
-                                   << "'fp16' is not one of bf16, fp8";
+                                   << "'fp4' is not one of bf16, fp8, fp16";
         QTest::newRow("recompute") << R"({"training": {"recompute": "some"}})"
                                    << "training.recompute"
                                    << "not one of none, selective, full";
