@@ -136,7 +136,8 @@ BreakdownView::BreakdownView(QWidget* parent) : ChartView(parent)
     ticker->addTick(kCriticalRow, tr("Critical path"));
     ticker->addTick(kHiddenRow, tr("Hidden under\ncompute"));
     p->yAxis->setTicker(ticker);
-    p->yAxis->setRange(0.4, 2.6);
+    // Headroom above the critical-path row keeps the "step" label off its bars.
+    p->yAxis->setRange(0.4, 2.95);
     p->yAxis->grid()->setVisible(false);
 
     QCPBars* below = nullptr;
