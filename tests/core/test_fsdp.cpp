@@ -73,6 +73,24 @@ struct DpSetup
     DpSetup& operator=(const DpSetup&) = delete;
 };
 
+// One of the setup's 32 blocks' collectives (bf16 all-gather, fp32 reduce-scatter, torchtitan's
+// mixed precision) and the root unit's (embedding, final norm, LM head).
+struct UnitCollectives
+{
+    double ag_layer = 0, rs_layer = 0, ag_root = 0, rs_root = 0;
+};
+
+UnitCollectives unitCollectives(const DpSetup& x)
+{
+    const CommContext& c = x.c;
+    const LinkModel& l = x.links.dense;
+    const double perLayer = (x.sp.dense - x.sp.embedding) / 32;
+    return {c.seconds(Collective::AllGather, l, perLayer * 2),
+            c.seconds(Collective::ReduceScatter, l, perLayer * 4),
+            c.seconds(Collective::AllGather, l, x.sp.embedding * 2),
+            c.seconds(Collective::ReduceScatter, l, x.sp.embedding * 4)};
+}
+
 } // namespace
 
 class TestFsdp : public QObject
@@ -323,11 +341,7 @@ private slots:
         const FrameworkConventions fsdp = conventions(s.training, s.parallel);
         const double units = 32 + 1;
         const DpCosts f = dpCosts(c, links, fsdp, sp, units);
-        const double perLayer = (sp.dense - sp.embedding) / 32;
-        const double agLayer = c.seconds(Collective::AllGather, links.dense, perLayer * 2);
-        const double rsLayer = c.seconds(Collective::ReduceScatter, links.dense, perLayer * 4);
-        const double agRoot = c.seconds(Collective::AllGather, links.dense, sp.embedding * 2);
-        const double rsRoot = c.seconds(Collective::ReduceScatter, links.dense, sp.embedding * 4);
+        const auto [agLayer, rsLayer, agRoot, rsRoot] = unitCollectives(x);
         QVERIFY(std::abs(f.forward - (32 * agLayer + agRoot)) <= 1e-12 * f.forward);
         QVERIFY(std::abs(f.backward - (31 * agLayer + 32 * rsLayer + rsRoot)) <=
                 1e-12 * f.backward);
@@ -355,11 +369,7 @@ private slots:
         const StageParams& sp = x.sp;
         QVERIFY(sp.dense > 0);
         const DpCosts f = dpCosts(c, links, conventions(x.s.training, x.s.parallel), sp, 33);
-        const double perLayer = (sp.dense - sp.embedding) / 32;
-        const double agLayer = c.seconds(Collective::AllGather, links.dense, perLayer * 2);
-        const double rsLayer = c.seconds(Collective::ReduceScatter, links.dense, perLayer * 4);
-        const double agRoot = c.seconds(Collective::AllGather, links.dense, sp.embedding * 2);
-        const double rsRoot = c.seconds(Collective::ReduceScatter, links.dense, sp.embedding * 4);
+        const auto [agLayer, rsLayer, agRoot, rsRoot] = unitCollectives(x);
         QVERIFY(std::abs(f.forward - (32 * agLayer + agRoot)) <= 1e-12 * f.forward);
         QVERIFY(std::abs(f.backward - (32 * rsLayer + rsRoot)) <= 1e-12 * f.backward);
         QVERIFY(std::abs(f.forward - f.hideable_forward - agRoot) <= 1e-12 * f.forward);
