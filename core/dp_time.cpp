@@ -122,9 +122,8 @@ DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConve
         dp.param_tail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
         break;
     case 2:
-        // FSDP's SHARD_GRAD_OP is FULL_SHARD without the reshard after forward: unit by unit
-        // in every micro-batch's forward and backward, each collective with its own latency.
-        if (c.scenario->training.framework == Framework::FSDP && !fw.zero3_accumulate_unsharded) {
+        // Unit by unit, each collective with its own latency (FrameworkConventions).
+        if (fw.zero2_per_unit) {
             zero3Costs(c, fw, sp, units, coll, dp);
             break;
         }

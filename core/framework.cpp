@@ -142,6 +142,7 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
         // torch.distributed.pipelining turns gradient sync and reshard-after-backward off for
         // every backward but the last, whatever the forward policy (PipelineStage).
         c.zero3_accumulate_unsharded = pp;
+        c.zero2_per_unit = !pp;
         // NCCL serialises the group's collectives on one stream (BackwardPrefetch, torch/
         // distributed/fsdp/api.py): backward_post issues the next unit's all-gather after the
         // current gradients, so the next unit waits for it; none issues it in the unit's own

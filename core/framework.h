@@ -123,6 +123,10 @@ struct FrameworkConventions
     /// once after the last backward (torch.distributed.pipelining with FSDP:
     /// reshard_after_backward and gradient sync off until the last micro-batch).
     bool zero3_accumulate_unsharded = false;
+    /// ZeRO-2 as PyTorch FSDP's SHARD_GRAD_OP runs it: FULL_SHARD without the reshard after
+    /// forward, gathered and reduce-scattered unit by unit in every micro-batch (false: one
+    /// gather after the optimizer step, DeepSpeed's and Megatron's ZeRO-2).
+    bool zero2_per_unit = false;
     /// HBM bytes per local parameter, and host calls per parameter tensor, of a pass that runs
     /// after every micro-batch's backward (0: none): DeepSpeed's BF16_Optimizer adds each bf16
     /// gradient into its fp32 copy (bf16_optimizer.py _update_hp_grad: lp.grad.to(fp32) reads

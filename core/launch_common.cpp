@@ -273,6 +273,11 @@ std::string ArgList::lines(std::string_view indent) const
     return out;
 }
 
+std::string_view megatronPrecisionFlag(Precision p)
+{
+    return p == Precision::FP16 ? "--fp16" : "--bf16";
+}
+
 std::string_view megatronPositionType(PositionEmbedding p)
 {
     switch (p) {

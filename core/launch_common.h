@@ -95,6 +95,9 @@ bool readMegatronAttentionBackend(std::string_view value, TrainingSettings& t);
 std::string_view torchtitanOptimizerImpl(OptimizerImpl impl);
 std::optional<OptimizerImpl> parseTorchtitanOptimizerImpl(std::string_view name);
 std::string_view megatronPositionType(PositionEmbedding p);
+/// Megatron-LM's and Megatron-DeepSpeed's precision flag: --fp16 (with Megatron's dynamic loss
+/// scaling, --loss-scale unset) for fp16, --bf16 otherwise (FP8 adds --fp8-format to it).
+std::string_view megatronPrecisionFlag(Precision p);
 std::optional<PositionEmbedding> parseMegatronPositionType(std::string_view name);
 std::string_view megatronNormalization(NormType n);
 

@@ -167,7 +167,7 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     a.opt("--max-position-embeddings", t.seq_len);
     a.opt("--micro-batch-size", t.micro_batch);
     a.opt("--global-batch-size", t.global_batch);
-    a.flag(t.precision == Precision::FP16 ? "--fp16" : "--bf16");
+    a.flag(std::string(megatronPrecisionFlag(t.precision)));
     if (t.recompute != Recompute::None)
         a.opt("--recompute-granularity", std::string(toString(t.recompute)));
     if (t.recompute == Recompute::Full) {

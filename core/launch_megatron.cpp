@@ -155,8 +155,7 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     a.opt("--global-batch-size", t.global_batch);
     a.opt("--seq-length", t.seq_len);
     a.opt("--max-position-embeddings", t.seq_len);
-    // --fp16 turns on Megatron's dynamic loss scaling (--loss-scale unset).
-    a.flag(t.precision == Precision::FP16 ? "--fp16" : "--bf16");
+    a.flag(std::string(megatronPrecisionFlag(t.precision)));
     if (t.precision == Precision::FP8) {
         a.opt("--fp8-format", kMegatronFp8Format);
         // Megatron-LM's --fp8-recipe: delayed (its default), tensorwise (TE current scaling),
