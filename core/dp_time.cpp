@@ -34,6 +34,19 @@ Zero3Units zero3Units(const FrameworkConventions& fw, const StageParams& sp, dou
     return u;
 }
 
+// Layer units gathered again in each micro-batch's backward: none without reshard-after-forward;
+// the resharded layers once (FSDP2 gathers in pre-backward and recomputes inside the unit), or
+// twice when a recomputed forward gathers again (DeepSpeed's module hooks).
+double backwardGatheredUnits(const CommContext& c, const FrameworkConventions& fw,
+                             const Zero3Units& u)
+{
+    if (!fw.zero3_reshard_after_forward)
+        return 0;
+    const bool regather =
+        fw.zero3_regather_for_recompute && c.scenario->training.recompute == Recompute::Full;
+    return (regather ? 2 : 1) * (u.layers - u.kept_layers);
+}
+
 template <typename Coll>
 void zero3Costs(const CommContext& c, const FrameworkConventions& fw, const StageParams& sp,
                 double units, const Coll& coll, DpCosts& dp)
@@ -51,15 +64,7 @@ void zero3Costs(const CommContext& c, const FrameworkConventions& fw, const Stag
     const double agRoot = u.root > 0 ? coll(Collective::AllGather, u.root * wb, 0.0) : 0.0;
     const double rsRoot = u.root > 0 ? coll(Collective::ReduceScatter, u.root * grb, 0.0) : 0.0;
     const double ag = n * agOne + agRoot, rs = u.layers * rsOne + rsRoot;
-    // Backward gathers: none without reshard-after-forward; the resharded layers once (FSDP2
-    // gathers in pre-backward and recomputes inside the unit), or twice when a recomputed
-    // forward gathers again (DeepSpeed's module hooks).
-    double agBackward = 0;
-    if (fw.zero3_reshard_after_forward) {
-        const bool regather =
-            fw.zero3_regather_for_recompute && c.scenario->training.recompute == Recompute::Full;
-        agBackward = (regather ? 2 : 1) * (u.layers - u.kept_layers) * perLayer * agOne;
-    }
+    const double agBackward = backwardGatheredUnits(c, fw, u) * perLayer * agOne;
     // Only what the prefetch covers can run ahead of compute; the first gather of a pass and
     // the last reduce-scatter have no compute to run under.
     double prefetch = 1;
@@ -85,6 +90,24 @@ void zero3Costs(const CommContext& c, const FrameworkConventions& fw, const Stag
 }
 
 } // namespace
+
+DpCopies dpCopies(const CommContext& c, const FrameworkConventions& fw, const StageParams& sp,
+                  double units, double hbm_bytes_per_s)
+{
+    const int zero = c.scenario->parallel.zero;
+    const bool perUnit =
+        zero >= 3 || (zero == 2 && (fw.zero2_per_unit || fw.zero3_accumulate_unsharded));
+    const double gather = fw.zero3_gather_copy_bytes, reduce = fw.zero3_reduce_copy_bytes;
+    if (!perUnit || hbm_bytes_per_s <= 0 || gather + reduce <= 0)
+        return {};
+    const Zero3Units u = zero3Units(fw, sp, units);
+    const double all = sp.total() / hbm_bytes_per_s;
+    const double regathered =
+        backwardGatheredUnits(c, fw, u) * (u.layer + sp.expert / u.layers) / hbm_bytes_per_s;
+    if (fw.zero3_accumulate_unsharded)
+        return {.forward = 0, .backward = gather * regathered, .step = (gather + reduce) * all};
+    return {.forward = gather * all, .backward = gather * regathered + reduce * all, .step = 0};
+}
 
 DpLinks dpLinks(const CommContext& c)
 {

@@ -52,4 +52,18 @@ struct DpCosts
 DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConventions& fw,
                 const StageParams& sp, double units);
 
+/// HBM seconds of one stage's copies around its ZeRO-3 / FSDP collectives that run on the
+/// compute stream (FrameworkConventions::zero3_gather_copy_bytes and zero3_reduce_copy_bytes):
+/// every gathered unit's parameters copied out, every reduced unit's gradients copied in. Per
+/// micro-batch in its forward and backward; under PP (the stage gathered once and reduced once
+/// per step) once per step, spread by the caller over the micro-batches.
+struct DpCopies
+{
+    double forward = 0;  ///< per micro-batch
+    double backward = 0; ///< per micro-batch
+    double step = 0;     ///< once per step
+};
+DpCopies dpCopies(const CommContext& c, const FrameworkConventions& fw, const StageParams& sp,
+                  double units, double hbm_bytes_per_s);
+
 } // namespace paralens

@@ -63,6 +63,8 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         c.grad_bytes = 4;
         c.grad_reduce_bytes = 4;
         c.zero3_unit_grad_bytes = c.compute_grad_bytes + c.grad_reduce_bytes;
+        c.zero3_gather_copy_bytes = 2 * c.weight_bytes;
+        c.zero3_reduce_copy_bytes = c.compute_grad_bytes + c.grad_reduce_bytes;
         c.zero3_root_unsharded = true;
         c.zero3_regather_for_recompute = false;
         c.selective = SelectivePolicy::SaveMatmuls;

@@ -123,6 +123,15 @@ struct FrameworkConventions
     /// once after the last backward (torch.distributed.pipelining with FSDP:
     /// reshard_after_backward and gradient sync off until the last micro-batch).
     bool zero3_accumulate_unsharded = false;
+    /// HBM bytes per parameter element that the compute stream copies around a ZeRO-3 / FSDP
+    /// collective (0: the collective works in the framework's own buffers). Gather: FSDP2 copies
+    /// each all-gather output into the unit's unsharded parameters (foreach_all_gather_copy_out,
+    /// split_with_sizes_copy: read and write each bf16 element, 2 + 2). Reduce: it copies the
+    /// unit's bf16 gradients into the fp32 reduce-scatter input (foreach_reduce_scatter_copy_in,
+    /// torch.cat with the cast: read 2, write 4) and waits for it before the next unit's
+    /// gradients (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, torch 2.4-2.7).
+    double zero3_gather_copy_bytes = 0;
+    double zero3_reduce_copy_bytes = 0;
     /// ZeRO-2 as PyTorch FSDP's SHARD_GRAD_OP runs it: FULL_SHARD without the reshard after
     /// forward, gathered and reduce-scattered unit by unit in every micro-batch (false: one
     /// gather after the optimizer step, DeepSpeed's and Megatron's ZeRO-2).

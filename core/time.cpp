@@ -130,6 +130,7 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
     {
         double dense = 0, expert = 0, units = 0;
         DpCosts dp;
+        DpCopies copies;
         OptimizerTimes optimizer;
         double grad_pass = 0; ///< FrameworkConventions::microbatch_grad_pass_bytes' pass
     } memo;
@@ -144,11 +145,17 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
                         sp.expert,
                         units,
                         dpCosts(sm.comm, sm.dp, fw, sp, units),
+                        dpCopies(sm.comm, fw, sp, units, sm.hbm),
                         optimizerTimes(*in.scenario, fw, *in.constants, sp, tensors, sm.hbm),
                         microbatchGradPassSeconds(fw, *in.constants, sp, tensors, sm.hbm)};
         }
         // The pass runs after the micro-batch's backward, before the stage's next operation.
         t.backward_seconds += memo.grad_pass;
+        // FSDP's copies around its collectives run on the compute stream; the once-per-step ones
+        // (under PP) are spread over the micro-batches.
+        const double m = sm.microbatches;
+        t.forward_seconds += memo.copies.forward + memo.copies.step / (2 * m);
+        t.backward_seconds += memo.copies.backward + memo.copies.step / (2 * m);
         const DpCosts& dp = memo.dp;
         // What one micro-batch keeps the stage busy with, which its DP collectives may run
         // beside: its kernels and its TP, CP and EP collectives (on other links; NCCL runs each

@@ -388,6 +388,42 @@ private slots:
                 1e-9 * dpOne);
     }
 
+    // FSDP2 copies every gathered unit out of its all-gather buffer into the parameters (bf16:
+    // read 2 + write 2 bytes) and every unit's bf16 gradients into the fp32 reduce-scatter
+    // input (read 2 + write 4), both on the compute stream (torch/distributed/fsdp/_fully_shard/
+    // _fsdp_collectives.py, foreach_all_gather_copy_out and foreach_reduce_scatter_copy_in).
+    void fsdpCopiesOnTheComputeStream()
+    {
+        const DpSetup x(torchtitan(llama3_8b(), 1, 1, 8, 2, 16));
+        const FrameworkConventions fw = conventions(x.s.training, x.s.parallel);
+        QCOMPARE(fw.zero3_gather_copy_bytes, 4.0);
+        QCOMPARE(fw.zero3_reduce_copy_bytes, 6.0);
+        const double hbm = 2400e9 * 0.85;
+        // Llama 3 8B has 8.03e9 parameters (Meta's model card): the forward copies them all
+        // out once, 4 bytes each, about 15.7 ms at 2.04 TB/s.
+        const DpCopies c = dpCopies(x.c, fw, x.sp, 33, hbm);
+        QVERIFY(within(c.forward, 4 * 8.03e9 / hbm, 0.005));
+        // The backward gathers the 31 resharded blocks again (not the root, not the last block)
+        // and copies every gradient in.
+        const double perLayer = (x.sp.dense - x.sp.embedding) / 32;
+        QVERIFY(within(c.backward, (4 * 31 * perLayer + 6 * x.sp.total()) / hbm, 1e-12));
+        QCOMPARE(c.step, 0.0);
+
+        // Under PP the stage is gathered once and reduced once per step.
+        const DpSetup piped(torchtitan(llama3_405b(), 8, 8, 8, 1, 64));
+        const FrameworkConventions pfw = conventions(piped.s.training, piped.s.parallel);
+        const DpCopies p = dpCopies(piped.c, pfw, piped.sp, 17, hbm);
+        QCOMPARE(p.forward, 0.0);
+        QCOMPARE(p.backward, 0.0);
+        QVERIFY(within(p.step, 10 * piped.sp.total() / hbm, 1e-12));
+
+        // Megatron's and DeepSpeed's ZeRO-3 work in their own buffers: no copies priced.
+        for (Framework f : {Framework::Megatron, Framework::DeepSpeed}) {
+            const DpCopies none = dpCopies(x.c, conventions(f, Optimizer::Adam), x.sp, 33, hbm);
+            QCOMPARE(none.forward + none.backward + none.step, 0.0);
+        }
+    }
+
     // torch.distributed.fsdp.BackwardPrefetch (api.py): backward_pre overlaps the next
     // all-gather with the current gradients; backward_post overlaps the current reduce-scatter
     // with the next gradients, the next all-gather issued after the current ones (so the next
