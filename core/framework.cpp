@@ -34,6 +34,7 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         // PyTorch SDPA tries its backends flash (FA2), efficient, math, cuDNN in that order,
         // and torchtitan's CP allows only the first two.
         c.attention_fa2 = true;
+        c.attention_sdpa = true;
         // torchtitan (Dec 2024): context_parallel_rotate_method "allgather" over PyTorch's ring
         // attention (torch.distributed.tensor.experimental). The all-gather is waited for after
         // the local block; dK/dV ride a ring in fp32 after each block; the fp32 merge of

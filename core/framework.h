@@ -90,6 +90,10 @@ struct FrameworkConventions
     /// package), which uses none of Hopper's wgmma/TMA; Transformer Engine runs cuDNN's fused
     /// attention on Hopper and later.
     bool attention_fa2 = false;
+    /// The attention is PyTorch SDPA, whose flash backend on ROCm is AOTriton's Triton kernels
+    /// (the default of torch.backends.cuda.preferred_rocm_fa_library; Composable Kernel's only
+    /// when asked for): priced as training.attention_kernel "triton" on AMD GPUs.
+    bool attention_sdpa = false;
     CpConventions cp;
 
     // ---- FSDP2 (torch.distributed.fsdp.fully_shard) as torchtitan runs it ----

@@ -159,6 +159,16 @@ bool isHopper(const std::string& name)
     return false;
 }
 
+// Whether the GPU is an AMD Instinct part (MI250X, MI300X, MI325X, MI355X), where PyTorch SDPA's
+// flash backend is AOTriton (FrameworkConventions::attention_sdpa).
+bool isInstinct(const std::string& name)
+{
+    for (std::size_t i = 0; i < name.size(); ++i)
+        if ((name[i] | 0x20) == 'm' && (hasAt(name, i, "mi2") || hasAt(name, i, "mi3")))
+            return true;
+    return false;
+}
+
 // Forward seconds of a flash-attention block of `rows` query rows (all heads of the rank, q/t
 // wide) on `keys` keys; a causal block computes half of it. Its rate is the long non-causal
 // one, lowered for short key rows and for the masked tiles of a causal block.
@@ -368,6 +378,11 @@ AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
     const double fa2 = isHopper(s.cluster.gpu.name) ? kFa2OnHopperShare : 1.0;
     switch (s.training.attention_kernel) {
     case AttentionKernel::Default:
+        if (fw.attention_sdpa && isInstinct(s.cluster.gpu.name)) {
+            a.kernel_share = 1 / kTritonForwardSlowdown;
+            a.backward_share = 1 / kTritonBackwardSlowdown;
+            break;
+        }
         a.kernel_share = fw.attention_fa2 ? fa2 : 1.0;
         a.backward_share = a.kernel_share;
         break;

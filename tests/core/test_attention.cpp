@@ -111,7 +111,8 @@ private slots:
     void fa2PenaltyIsHopperOnly()
     {
         // FA2 runs at 0.62 of cuDNN's rate on Hopper (no wgmma/TMA; FlashAttention-3 Figs. 5,
-        // 6); elsewhere FSDP's kernels are priced like Megatron's.
+        // 6); on other NVIDIA parts FSDP's kernels are priced like Megatron's (AMD's:
+        // sdpaOnInstinctIsAotriton).
         const auto share = [](const char* gpu, Framework fw) {
             Scenario s = bench(4096, fw);
             s.cluster.gpu.name = gpu;
@@ -119,7 +120,7 @@ private slots:
         };
         for (const char* hopper : {"H100 SXM5", "NVIDIA H200", "h800 pcie", "H20", "GH200"})
             QCOMPARE(share(hopper, Framework::FSDP), 0.62);
-        for (const char* other : {"A100 SXM4 80GB", "B200", "MI300X", ""})
+        for (const char* other : {"A100 SXM4 80GB", "B200", ""})
             QCOMPARE(share(other, Framework::FSDP), 1.0);
         QCOMPARE(share("H100 SXM5", Framework::Megatron), 1.0);
         QCOMPARE(share("H100 SXM5", Framework::DeepSpeed), 0.62);
@@ -128,6 +129,36 @@ private slots:
         Scenario b = a;
         b.training.framework = Framework::Megatron;
         QCOMPARE(core(a, ModelConstants{}).f, core(b, ModelConstants{}).f);
+    }
+
+    void sdpaOnInstinctIsAotriton()
+    {
+        // PyTorch SDPA's flash backend on ROCm is AOTriton, a Triton FlashAttention
+        // (torch.backends.cuda.preferred_rocm_fa_library defaults to it): FSDP's default kernel
+        // on an Instinct GPU costs what training.attention_kernel "triton" does, 1.4 × the
+        // FlashAttention-2 forward and 2 × its backward (Dao 2023 §4.1). DeepSpeed's flash-attn
+        // package runs Composable Kernel there and keeps FlashAttention-2's rate.
+        const auto with = [](const char* gpu, Framework fw, AttentionKernel kernel) {
+            Scenario s = bench(8192, fw);
+            s.cluster.gpu.name = gpu;
+            s.training.attention_kernel = kernel;
+            return core(s, h100Constants());
+        };
+        for (const char* amd : {"MI300X", "AMD Instinct MI250X", "mi355x"}) {
+            const AttentionTimes def = with(amd, Framework::FSDP, AttentionKernel::Default);
+            const AttentionTimes fa2 = with(amd, Framework::FSDP, AttentionKernel::Flash2);
+            QCOMPARE(def.f, with(amd, Framework::FSDP, AttentionKernel::Triton).f);
+            QVERIFY_NEAR(def.f, 1.4 * fa2.f, 1e-9);
+            QVERIFY_NEAR(def.b, 2.0 * fa2.b, 1e-9);
+            QCOMPARE(with(amd, Framework::DeepSpeed, AttentionKernel::Default).f, fa2.f);
+            // An explicit kernel wins over the default.
+            QCOMPARE(with(amd, Framework::FSDP, AttentionKernel::Fused).f,
+                     with(amd, Framework::Megatron, AttentionKernel::Default).f);
+        }
+        // Not on NVIDIA parts, nor on a name that only contains "mi" elsewhere.
+        for (const char* other : {"A100 SXM4 80GB", "B200", "Vera Rubin mini"})
+            QCOMPARE(with(other, Framework::FSDP, AttentionKernel::Default).f,
+                     with(other, Framework::FSDP, AttentionKernel::Flash2).f);
     }
 
     void attentionKernelSetting()
