@@ -59,6 +59,15 @@ inline constexpr double kFlashHalfRateKeys = 64;
 inline constexpr double kCausalMaskedShare = 0.92;
 inline constexpr double kCausalDiagonalTiles = 2;
 
+/// Bus bandwidth one NCCL CTA carries. NCCL "uses the minimal number of SMs to achieve the
+/// performance of the platform. [...] If you are on DGX with 8 NICs and a top speed of 190 GB/s,
+/// then it would use 16 SMs", one CTA per channel, and "NCCL CTAs won't share an SM with compute
+/// kernels" (S. Jeaugey, NCCL maintainer, NVIDIA/nccl#689, 2023): 190 / 16 ≈ 11.9 GB/s per SM.
+/// A DP collective beside compute holds its bus bandwidth over this of the GPU's SMs.
+inline constexpr double kNcclBusBytesPerSm = 190e9 / 16;
+/// At most this many: NCCL runs one CTA per channel and has at most MAXCHANNELS = 32 channels
+/// (NCCL src/include/device.h).
+inline constexpr double kNcclMaxCtas = 32;
 // The optimizer step's operator calls and passes (docs/model.md "Optimizer step"), counted from
 // PyTorch's torch/optim/adamw.py (_single_tensor_adamw, _multi_tensor_adamw, _fused_adamw) and
 // sgd.py, and from the multi-tensor-apply kernels of PyTorch (aten/src/ATen/native/cuda/
@@ -192,9 +201,11 @@ struct ModelConstants
     /// this (the eager dispatch floor, docs/formulas.md §2.4; calls counted from Megatron's
     /// megatron/model/transformer.py and its CheckpointFunction).
     double kernel_launch_seconds = 12.5e-6;
-    /// Share of the SMs that communication kernels occupy while they overlap compute: DeepSeek-V3
-    /// reserves 20 of 132 H800 SMs for its all-to-all and pipeline traffic (DeepSeek-AI 2024,
-    /// arXiv:2412.19437 §3.2.2). Overlapped compute loses this share for the overlap's duration.
+    /// Share of the SMs that TP-overlap communication kernels (TransformerEngine userbuffers,
+    /// AsyncTP) occupy while they overlap compute: DeepSeek-V3 reserves 20 of 132 H800 SMs for
+    /// its all-to-all and pipeline traffic (DeepSeek-AI 2024, arXiv:2412.19437 §3.2.2).
+    /// Overlapped compute loses this share for the overlap's duration. NCCL's DP collectives
+    /// hold the SMs their bandwidth needs instead (kNcclBusBytesPerSm, dpCommSmShare()).
     double comm_sm_share = 20.0 / 132.0;
 
     // ---- fixed costs (0 until fitted to measured runs, docs/fit.md) ----

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/dp_time.h"
+#include "core/kernel_time.h"
 
 #include <algorithm>
 
@@ -109,6 +110,19 @@ DpCopies dpCopies(const CommContext& c, const FrameworkConventions& fw, const St
     return {.forward = gather * all, .backward = gather * regathered + reduce * all, .step = 0};
 }
 
+double ncclSmSeconds(Collective c, const LinkModel& link, double bytes, double seconds, double sms)
+{
+    if (link.ranks <= 1 || bytes <= 0 || sms <= 0)
+        return 0;
+    const double busBytes = busFactor(c, link.ranks) * bytes;
+    const double busSeconds =
+        link.busBps() > 0 ? std::min(seconds, busBytes / link.busBps()) : seconds;
+    // Moving the bytes takes their CTAs; the latency steps hold every channel's CTA spinning.
+    const double moving = std::min(busBytes / kNcclBusBytesPerSm, kNcclMaxCtas * busSeconds);
+    const double waiting = kNcclMaxCtas * (seconds - busSeconds);
+    return std::min(moving + waiting, sms * seconds) / sms;
+}
+
 DpLinks dpLinks(const CommContext& c)
 {
     const ParallelPlan& pl = c.scenario->parallel;
@@ -131,9 +145,18 @@ DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConve
 {
     const ParallelPlan& pl = c.scenario->parallel;
     const double grb = fw.grad_reduce_bytes, wb = fw.weight_bytes;
-    // Dense traffic over DP×CP (or the shard group), experts over EDP.
+    // Dense traffic over DP×CP (or the shard group), experts over EDP; with the SM time NCCL
+    // holds for each.
+    const double sms = streamingMultiprocessors(c.scenario->cluster.gpu);
+    double seconds = 0, smSeconds = 0;
+    auto one = [&](Collective k, const LinkModel& l, double bytes) {
+        const double t = c.seconds(k, l, bytes);
+        seconds += t;
+        smSeconds += ncclSmSeconds(k, l, bytes, t, sms);
+        return t;
+    };
     auto coll = [&](Collective k, double denseBytes, double expertBytes) {
-        return c.seconds(k, links.dense, denseBytes) + c.seconds(k, links.expert, expertBytes);
+        return one(k, links.dense, denseBytes) + one(k, links.expert, expertBytes);
     };
     DpCosts dp;
     switch (pl.zero) {
@@ -166,7 +189,8 @@ DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConve
     }
     if (links.hybrid)
         dp.grad_tail +=
-            c.seconds(Collective::AllReduce, links.replicas, sp.total() / links.shard_group * grb);
+            one(Collective::AllReduce, links.replicas, sp.total() / links.shard_group * grb);
+    dp.sm_share = seconds > 0 ? smSeconds / seconds : 0.0;
     return dp;
 }
 

@@ -19,6 +19,14 @@ struct DpLinks
 };
 DpLinks dpLinks(const CommContext& c);
 
+/// GPU-seconds of SMs that NCCL holds for one collective of `seconds` on `link`. Its CTAs share
+/// no SM with compute kernels. Moving the data takes its bus bytes (busFactor · bytes) over
+/// kNcclBusBytesPerSm CTA-seconds, whatever the link's speed, at most kNcclMaxCtas CTAs at a
+/// time; what the collective spends beyond its bus time (its latency steps) holds kNcclMaxCtas
+/// CTAs waiting on their peers ("all the other GPUs will block SMs, waiting", NVIDIA/nccl#403).
+/// Over the GPU's SMs (streamingMultiprocessors()), never more than all of them.
+double ncclSmSeconds(Collective c, const LinkModel& link, double bytes, double seconds, double sms);
+
 /// One stage's data-parallel collectives. Once per step: the gradient reduction after the last
 /// backward and the parameter all-gather before the first forward, and what of them no overlap
 /// can hide. Per micro-batch (ZeRO-2/3): the collectives that lengthen its forward and
@@ -35,6 +43,9 @@ struct DpCosts
     double backward = 0;
     double hideable_forward = 0;
     double hideable_backward = 0;
+    /// Share of the GPU's SMs these collectives hold while they run: their ncclSmSeconds() over
+    /// their seconds. Compute that runs beside them loses that share for that time.
+    double sm_share = 0;
 };
 
 /// DP costs of a stage holding `sp` parameters in `units` gather units (its layers, plus one

@@ -64,26 +64,41 @@ bool hasAt(const std::string& name, std::size_t i, std::string_view key)
     return true;
 }
 
+// Streaming multiprocessors (AMD: compute units) per GPU: NVIDIA A100 Tensor Core GPU
+// Architecture whitepaper (108); NVIDIA H100 Tensor Core GPU Architecture whitepaper (132 on
+// SXM5, 114 on PCIe; H200 and other Hopper parts taken as SXM5); B200 148 (CUDA's
+// multiProcessorCount on a B200, pytorch/ao#4002; GB200 and B300 taken alike); AMD CDNA 3
+// white paper (MI300X: 304 compute units).
+constexpr double kSmsA100 = 108, kSmsHopper = 132, kSmsH100Pcie = 114, kSmsBlackwell = 148,
+                 kSmsMi300 = 304;
+
 struct FamilyEfficiency
 {
     double bf16 = kGemmEfficiency;
     double fp8_share = kFp8GemmShare;
+    double sms = kSmsHopper;
 };
 
-// The default GEMM efficiencies of a GPU family, found in one pass over the name: "a100"
-// anywhere wins, else "mi3" or "b200" / "b300" (the later match), else the default.
+// The default GEMM efficiencies and SM count of a GPU family, found in one pass over the name:
+// "a100" anywhere wins, else "mi3" or "b200" / "b300" (the later match), else the default;
+// an "h100" with "pcie" in its name has the PCIe part's SMs.
 FamilyEfficiency scanFamily(const std::string& name)
 {
     FamilyEfficiency e;
+    bool h100 = false, pcie = false;
     for (std::size_t i = 0; i < name.size(); ++i) {
-        const char c = char(name[i] | 0x20); // lowercase for letters; only a, m and b matter
+        const char c = char(name[i] | 0x20); // lowercase for letters; only a, m, b, h, p matter
         if (c == 'a' && hasAt(name, i, "a100"))
-            return {kGemmEfficiencyA100, kFp8GemmShare};
+            return {kGemmEfficiencyA100, kFp8GemmShare, kSmsA100};
         if (c == 'm' && hasAt(name, i, "mi3"))
-            e = {kGemmEfficiencyMi300, kFp8GemmShareMi300};
+            e = {kGemmEfficiencyMi300, kFp8GemmShareMi300, kSmsMi300};
         if (c == 'b' && (hasAt(name, i, "b200") || hasAt(name, i, "b300")))
-            e = {kGemmEfficiencyBlackwell, kFp8GemmShare};
+            e = {kGemmEfficiencyBlackwell, kFp8GemmShare, kSmsBlackwell};
+        h100 = h100 || (c == 'h' && hasAt(name, i, "h100"));
+        pcie = pcie || (c == 'p' && hasAt(name, i, "pcie"));
     }
+    if (h100 && pcie && e.sms == kSmsHopper)
+        e.sms = kSmsH100Pcie;
     return e;
 }
 
@@ -447,6 +462,11 @@ AttentionTimes attentionTimes(const Dims& d, const KernelModel& k, const Trainin
     t.f = t.first_f + (d.cp - 1) * t.step_f;
     t.b = t.first_b + (d.cp - 1) * t.step_b;
     return t;
+}
+
+double streamingMultiprocessors(const GpuSpec& gpu)
+{
+    return familyEfficiency(gpu.name).sms;
 }
 
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8)

@@ -22,6 +22,11 @@ namespace paralens {
 /// other GPU.
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8);
 
+/// Streaming multiprocessors (compute units on AMD) of the GPU, matched on its name like
+/// defaultGemmEfficiency(): A100 108, H100 PCIe 114, other Hopper parts 132, B200 / GB200 /
+/// B300 148, MI300X 304; 132 for any other GPU (sources in kernel_time.cpp).
+double streamingMultiprocessors(const GpuSpec& gpu);
+
 /// Roofline time of one kernel: max(flops / (peak · efficiency), bytes / (hbm · hbm_efficiency)).
 double rooflineSeconds(double flops, double peak_flops_per_s, double efficiency, double bytes,
                        double hbm_bytes_per_s);

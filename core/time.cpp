@@ -165,10 +165,10 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         const double hiddenB = std::min(dp.hideable_backward, busyB);
         // ZeRO-2/3's per-micro-batch collectives hide only while that micro-batch keeps the stage
         // busy; the once-per-step ones get what they leave of the last one.
-        // Hidden collectives still hold ModelConstants::comm_sm_share of the SMs, which the
-        // compute they run beside loses for that time (overlap is not free): that share of
+        // Hidden collectives still hold the SMs NCCL needs for them (DpCosts::sm_share), which
+        // the compute they run beside loses for that time (overlap is not free): that share of
         // them is on the critical path, so it counts as exposed, the rest as hidden.
-        const double share = in.constants->comm_sm_share;
+        const double share = dp.sm_share;
         const double mbExposed =
             (dp.forward - hiddenF) + (dp.backward - hiddenB) + share * (hiddenF + hiddenB);
         t.forward_seconds += dp.forward - hiddenF + share * hiddenF;

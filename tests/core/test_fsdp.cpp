@@ -436,7 +436,6 @@ private slots:
         const CommContext& c = x.c;
         const DpLinks& links = x.links;
         const StageParams& sp = x.sp;
-        const ModelConstants& k = x.k;
         QVERIFY(sp.dense > 0);
         const double perLayer = (sp.dense - sp.embedding) / 32;
         const double agLayer = c.seconds(Collective::AllGather, links.dense, perLayer * 2);
@@ -462,7 +461,7 @@ private slots:
         QCOMPARE(none.hideable_backward, 0.0);
 
         // In the step: the DP seconds are the same, only what of them is exposed moves, by the
-        // hidden gathers less the SM share they took from compute while hidden.
+        // hidden gathers less the SM share NCCL took from compute while they were hidden.
         auto step = [&](FsdpBackwardPrefetch p) {
             s.training.fsdp_backward_prefetch = p;
             return evaluate(s).time;
@@ -471,7 +470,7 @@ private slots:
         const TimeBreakdown b = step(FsdpBackwardPrefetch::Post);
         const TimeBreakdown n = step(FsdpBackwardPrefetch::None);
         QVERIFY(a.step_seconds < b.step_seconds && b.step_seconds < n.step_seconds);
-        const double moved = (1 - k.comm_sm_share) * 31 * agLayer * s.training.microbatches(8);
+        const double moved = (1 - pre.sm_share) * 31 * agLayer * s.training.microbatches(8);
         QVERIFY(std::abs((b.step_seconds - a.step_seconds) - moved) <= 1e-9 * a.step_seconds);
         QVERIFY(std::abs((b.exposed.dp + b.overlapped.dp) - (a.exposed.dp + a.overlapped.dp)) <=
                 1e-9 * a.step_seconds);

@@ -436,6 +436,40 @@ private slots:
         QCOMPARE(tiedEmbeddingSeconds(c, 51456, 4), 0.0);
     }
 
+    // NCCL "uses the minimal number of SMs to achieve the performance of the platform [...] on
+    // DGX with 8 NICs and a top speed of 190 GB/s, it would use 16 SMs" (NVIDIA/nccl#689): an
+    // all-reduce at 190 GB/s of bus bandwidth holds 16 of an A100's 108 SMs while it moves data,
+    // all 32 channels' CTAs (MAXCHANNELS) while it waits out its latency steps, and never more
+    // than 32 however fast the link.
+    void ncclHoldsSmsForItsBandwidth()
+    {
+        LinkModel l;
+        l.ranks = 16;
+        l.span = Span::ScaleUp;
+        l.scale_up_Bps = 190e9;
+        const double bytes = 8e9, bus = 2.0 * 15 / 16 * bytes / 190e9;
+        QVERIFY_CLOSE(ncclSmSeconds(Collective::AllReduce, l, bytes, bus, 108), 16 * bus / 108,
+                      1e-12);
+        // Ten microseconds of latency on top: 32 CTAs spin through them.
+        QVERIFY_CLOSE(ncclSmSeconds(Collective::AllReduce, l, bytes, bus + 10e-6, 108),
+                      (16 * bus + 32 * 10e-6) / 108, 1e-12);
+        // NVLink 5 at 720 GB/s would want 61 CTAs: NCCL has 32 channels.
+        l.scale_up_Bps = 720e9;
+        const double fast = 2.0 * 15 / 16 * bytes / 720e9;
+        QVERIFY_CLOSE(ncclSmSeconds(Collective::AllReduce, l, bytes, fast, 148), 32 * fast / 148,
+                      1e-12);
+        // Never more than the whole GPU, nothing for a group of one.
+        QVERIFY(ncclSmSeconds(Collective::AllReduce, l, bytes, fast, 16) <= fast);
+        l.ranks = 1;
+        QCOMPARE(ncclSmSeconds(Collective::AllReduce, l, bytes, fast, 148), 0.0);
+        // The GPUs' SMs (whitepapers; CUDA's multiProcessorCount on a B200).
+        QCOMPARE(streamingMultiprocessors({"A100-SXM4-80GB", 80, 2039, 312, 0}), 108.0);
+        QCOMPARE(streamingMultiprocessors({"H100 SXM5 80GB", 80, 3350, 989, 1979}), 132.0);
+        QCOMPARE(streamingMultiprocessors({"H100 PCIe", 80, 2000, 756, 1513}), 114.0);
+        QCOMPARE(streamingMultiprocessors({"B200", 180, 8000, 2250, 4500}), 148.0);
+        QCOMPARE(streamingMultiprocessors({"MI300X", 192, 5300, 1307, 2615}), 304.0);
+    }
+
     void dataParallelReduction()
     {
         // dp = 8 on one node, plain DDP: the stage's fp32 gradients are all-reduced once per
@@ -458,7 +492,11 @@ private slots:
         const TimeBreakdown& o = overlapped.run();
         const StageTimes& st = overlapped.times[0];
         const double bw = st.backward_seconds + st.weight_seconds;
-        const double share = ModelConstants{}.comm_sm_share;
+        // NCCL holds 16 SMs per 190 GB/s of bus bandwidth (NVIDIA/nccl#689) of the H100's 132
+        // for the all-reduce's bus bytes, 2(d − 1)/d · 4·P, and its 32 channels' CTAs through
+        // the 12 latency steps.
+        const double ctaSeconds = 2.0 * 7 / 8 * (4 * kParams) / (190e9 / 16) + 32 * 12 * kAlpha;
+        const double share = ctaSeconds / 132 / allReduce;
         QVERIFY_CLOSE(o.exposed.dp, std::max(0.0, allReduce - bw) + share * std::min(allReduce, bw),
                       1e-12);
         QVERIFY_CLOSE(o.exposed.dp + o.overlapped.dp, allReduce, 1e-12);
@@ -560,7 +598,8 @@ private slots:
         v.parallel.virtual_stages = 2;
         plans.push_back(v);
 
-        for (const Scenario& s : plans) {
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            const Scenario& s = plans[i];
             const std::vector<ValidationError> errors = validate(s);
             QVERIFY2(errors.empty(), errors.empty() ? "" : errors[0].message.c_str());
             const Estimate e = evaluate(s);
@@ -592,7 +631,7 @@ private slots:
                                           : fast.cluster.pcie_gbps;
                 bw *= 2;
                 QVERIFY2(evaluate(fast).time.step_seconds <= t.step_seconds * (1 + 1e-12),
-                         qPrintable(QString("bandwidth %1 doubled").arg(which)));
+                         qPrintable(QString("plan %1: bandwidth %2 doubled").arg(i).arg(which)));
             }
         }
     }
