@@ -205,7 +205,8 @@ struct ModelConstants
     /// AsyncTP) occupy while they overlap compute: DeepSeek-V3 reserves 20 of 132 H800 SMs for
     /// its all-to-all and pipeline traffic (DeepSeek-AI 2024, arXiv:2412.19437 §3.2.2).
     /// Overlapped compute loses this share for the overlap's duration. NCCL's DP collectives
-    /// hold the SMs their bandwidth needs instead (kNcclBusBytesPerSm, dpCommSmShare()).
+    /// hold the SMs their bandwidth needs instead (kNcclBusBytesPerSm, ncclSmSeconds(),
+    /// DpCosts::sm_share).
     double comm_sm_share = 20.0 / 132.0;
 
     // ---- fixed costs (0 until fitted to measured runs, docs/fit.md) ----
