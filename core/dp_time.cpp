@@ -26,8 +26,7 @@ Zero3Units zero3Units(const FrameworkConventions& fw, const StageParams& sp, dou
         u.root = sp.embedding;
         u.layers = units - 1;
         u.layer = (sp.dense - u.root) / u.layers;
-        // torchtitan does not reshard the last block: FSDP would prefetch it at once.
-        u.kept_layers = 1;
+        u.kept_layers = fw.zero3_last_layer_kept ? 1 : 0;
     } else {
         u.layers = units;
         u.layer = sp.dense / units;

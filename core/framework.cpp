@@ -67,6 +67,7 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         c.zero3_gather_copy_bytes = 2 * c.weight_bytes;
         c.zero3_reduce_copy_bytes = c.compute_grad_bytes + c.grad_reduce_bytes;
         c.zero3_root_unsharded = true;
+        c.zero3_last_layer_kept = true;
         c.zero3_regather_for_recompute = false;
         c.selective = SelectivePolicy::SaveMatmuls;
         c.pp_buffers_per_microbatch = true;
@@ -103,6 +104,23 @@ LossBytes crossEntropyBytes(CrossEntropy kind)
         break;
     }
     return {38, 14};
+}
+
+// FSDP1 (FullyShardedDataParallel, torch 2.1-2.5) per element of a unit's gradients, each
+// backward. Compute stream: the layers' gradients reach the flat parameter through the backward
+// of the split that made their views (_use_unsharded_views; split_with_sizes' derivative is a
+// cat: read and write the compute dtype). Post-backward stream (_post_backward_hook,
+// _reduce_grad in torch/distributed/fsdp/_runtime_utils.py): the cast to the reduce dtype
+// (flat_param.grad.to(reduce_dtype): read compute, write reduce) and the in-place pre-divide by
+// the gradient_predivide_factor (> 1 from 2 ranks on: read and write reduce). The side stream's
+// kernels are full grids that take SMs as the backward's kernels free them, so their streaming
+// time adds to the GPU's.
+double fsdp1ReduceCopyBytes(const FrameworkConventions& c)
+{
+    const double cat = 2 * c.compute_grad_bytes;
+    const double cast = c.compute_grad_bytes + c.grad_reduce_bytes;
+    const double predivide = 2 * c.grad_reduce_bytes;
+    return cat + cast + predivide;
 }
 
 FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& p)
@@ -154,6 +172,11 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
         c.zero3_backward_gather_hidden =
             bp == FsdpBackwardPrefetch::Default || bp == FsdpBackwardPrefetch::Pre;
         c.zero3_backward_reduce_hidden = bp != FsdpBackwardPrefetch::None;
+        if (t.fsdp_version == 1) {
+            c.zero3_gather_copy_bytes = 0;
+            c.zero3_reduce_copy_bytes = fsdp1ReduceCopyBytes(c);
+            c.zero3_last_layer_kept = false;
+        }
     }
     return c;
 }

@@ -111,6 +111,10 @@ struct FrameworkConventions
     /// The root unit (embedding, final norm, LM head) is not resharded after forward (FSDP2
     /// special-cases the root), and the LM head's gradient waits for the root's post-backward.
     bool zero3_root_unsharded = false;
+    /// The last layer unit is not resharded after forward either: torchtitan's apply_fsdp sets
+    /// reshard_after_forward False for it, as FSDP would prefetch it again at once. FSDP1
+    /// reshards every unit but the root.
+    bool zero3_last_layer_kept = false;
     /// A recomputed layer's forward gathers its parameters again (DeepSpeed's module hooks); FSDP2
     /// gathers once in pre-backward and runs the recompute inside that unit.
     bool zero3_regather_for_recompute = true;
@@ -134,6 +138,8 @@ struct FrameworkConventions
     /// unit's bf16 gradients into the fp32 reduce-scatter input (foreach_reduce_scatter_copy_in,
     /// torch.cat with the cast: read 2, write 4) and waits for it before the next unit's
     /// gradients (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, torch 2.4-2.7).
+    /// FSDP1 (training.fsdp_version 1) gathers straight into its flat parameter, whose views
+    /// the layers use: no gather copy; its reduce costs fsdp1ReduceCopyBytes().
     double zero3_gather_copy_bytes = 0;
     double zero3_reduce_copy_bytes = 0;
     /// ZeRO-2 as PyTorch FSDP's SHARD_GRAD_OP runs it: FULL_SHARD without the reshard after
@@ -196,6 +202,11 @@ struct LossBytes
     double backward = 0;
 };
 LossBytes crossEntropyBytes(CrossEntropy kind);
+
+/// HBM bytes per gradient element that FSDP1's reduce path streams each backward around its
+/// reduce-scatter: the split-backward cat into the flat gradient, the cast to the reduce dtype
+/// and the in-place pre-divide (4 + 6 + 8 = 18 with bf16 compute and fp32 reduce).
+double fsdp1ReduceCopyBytes(const FrameworkConventions& c);
 
 /// The conventions for a framework and optimizer (precision changes no persistent dtype:
 /// FP8 training keeps bf16 weights and fp32 master weights in all three frameworks).

@@ -149,6 +149,13 @@ void commonWarnings(const Scenario& s, LaunchFramework f, Warnings& w)
         w.add("fsdp_backward_prefetch_not_applicable",
               "training.fsdp_backward_prefetch is a PyTorch FSDP option; not written");
     }
+    // torchtitan shards with FSDP2 (fully_shard) only; the others have no PyTorch FSDP at all.
+    if (s.training.fsdp_version != 2)
+        w.add("fsdp_version_not_written",
+              f == LaunchFramework::Torchtitan
+                  ? "training.fsdp_version 1: torchtitan shards with FSDP2 (fully_shard); written "
+                    "as FSDP2"
+                  : "training.fsdp_version is a PyTorch FSDP setting; not written");
     if (!s.calibration.empty())
         w.add("calibration_not_carried",
               "the calibration profile " + s.calibration + " is a paralens setting, not written");

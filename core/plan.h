@@ -217,6 +217,10 @@ struct TrainingSettings
     ReshardAfterForward fsdp_reshard_after_forward = ReshardAfterForward::Default;
     /// FSDP under ZeRO-3 only (see FsdpBackwardPrefetch).
     FsdpBackwardPrefetch fsdp_backward_prefetch = FsdpBackwardPrefetch::Default;
+    /// Which PyTorch FSDP runs the sharding (FSDP only): 2 is fully_shard (torchtitan; the
+    /// default), 1 is FullyShardedDataParallel with flat parameters (Composer / llm-foundry,
+    /// Hugging Face Accelerate's default). They copy different tensors around their collectives.
+    int fsdp_version = 2;
 
     /// Megatron-LM's hidden_dropout / attention_dropout default to 0.1, and Megatron-DeepSpeed's
     /// GPT recipes keep them; torchtitan's Llama has no dropout at all (models/llama/model.py).

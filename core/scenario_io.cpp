@@ -129,6 +129,7 @@ void readTraining(const json* t, TrainingSettings& ts)
                parseReshardAfterForward, "default, always, never");
     r.readEnum("fsdp_backward_prefetch", ts.fsdp_backward_prefetch, parseFsdpBackwardPrefetch,
                "default, backward_pre, backward_post, none");
+    r.readInt("fsdp_version", ts.fsdp_version, 1, 2);
     r.finish();
 }
 
@@ -151,7 +152,7 @@ constexpr std::array kKeyOrder{
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
     "attention_kernel", "cross_entropy", "optimizer", "optimizer_impl", "framework",
     "overlap_grad_reduce", "compile", "fp8_recipe", "moe_load_imbalance", "dropout",
-    "fsdp_reshard_after_forward", "fsdp_backward_prefetch"};
+    "fsdp_reshard_after_forward", "fsdp_backward_prefetch", "fsdp_version"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -291,6 +292,8 @@ json scenarioToJson(const Scenario& s)
             std::string(toString(t.fsdp_reshard_after_forward));
     if (t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default)
         j["training"]["fsdp_backward_prefetch"] = std::string(toString(t.fsdp_backward_prefetch));
+    if (t.fsdp_version != 2)
+        j["training"]["fsdp_version"] = t.fsdp_version;
     if (!s.calibration.empty())
         j["calibration"] = s.calibration;
     return j;
@@ -349,7 +352,7 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.dropout == b.dropout && a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward &&
            a.fp8_recipe == b.fp8_recipe && a.cross_entropy == b.cross_entropy &&
            a.optimizer_impl == b.optimizer_impl &&
-           a.fsdp_backward_prefetch == b.fsdp_backward_prefetch;
+           a.fsdp_backward_prefetch == b.fsdp_backward_prefetch && a.fsdp_version == b.fsdp_version;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

@@ -424,6 +424,42 @@ private slots:
         }
     }
 
+    // FSDP1 (FullyShardedDataParallel) all-gathers into its flat parameter and the layers use
+    // views of it: no copy out. Its backward streams, per gradient element, the split-backward
+    // cat (read 2, write 2), the cast to fp32 (read 2, write 4) and the in-place pre-divide
+    // (read 4, write 4): 18 bytes (torch/distributed/fsdp/_runtime_utils.py _post_backward_hook,
+    // _reduce_grad). It reshards every unit but the root after forward, the last block too.
+    void fsdp1CopiesItsGradientsNotItsParameters()
+    {
+        Scenario s = torchtitan(llama3_8b(), 1, 1, 8, 2, 16);
+        s.training.fsdp_version = 1;
+        const DpSetup x(s);
+        const FrameworkConventions fw = conventions(x.s.training, x.s.parallel);
+        QCOMPARE(fw.zero3_gather_copy_bytes, 0.0);
+        QCOMPARE(fw.zero3_reduce_copy_bytes, 4.0 + 6.0 + 8.0);
+        QVERIFY(!fw.zero3_last_layer_kept);
+        const double hbm = 2400e9 * 0.85;
+        const DpCopies c = dpCopies(x.c, fw, x.sp, 33, hbm);
+        QCOMPARE(c.forward, 0.0);
+        // Llama 3 8B's 8.03e9 gradients x 18 bytes at 2.04 TB/s: about 70.9 ms per backward.
+        QVERIFY(within(c.backward, 18 * 8.03e9 / hbm, 0.005));
+        QCOMPARE(c.step, 0.0);
+
+        // All 32 blocks are gathered again in backward under FSDP1, 31 under torchtitan's FSDP2.
+        const DpLinks& links = x.links;
+        const double perLayer = (x.sp.dense - x.sp.embedding) / 32;
+        const double agLayer = x.c.seconds(Collective::AllGather, links.dense, perLayer * 2);
+        const DpCosts v1 = dpCosts(x.c, links, fw, x.sp, 33);
+        const DpSetup y(torchtitan(llama3_8b(), 1, 1, 8, 2, 16));
+        const DpCosts v2 = dpCosts(y.c, y.links, conventions(y.s.training, y.s.parallel), y.sp, 33);
+        QVERIFY(within(v1.backward - v2.backward, agLayer, 1e-9));
+
+        // Other frameworks ignore the setting.
+        Scenario m = s;
+        m.training.framework = Framework::Megatron;
+        QCOMPARE(conventions(m.training, m.parallel).zero3_reduce_copy_bytes, 0.0);
+    }
+
     // torch.distributed.fsdp.BackwardPrefetch (api.py): backward_pre overlaps the next
     // all-gather with the current gradients; backward_post overlaps the current reduce-scatter
     // with the next gradients, the next all-gather issued after the current ones (so the next

@@ -593,6 +593,20 @@ private slots:
         }
     }
 
+    // FSDP1 has no launch flag anywhere: torchtitan runs FSDP2 only, the others no PyTorch FSDP.
+    void fsdpVersionOneIsNamed()
+    {
+        Scenario t = base("llama3-8b", 8, Framework::FSDP);
+        QVERIFY(!hasWarning(torchtitanLaunch(t), "fsdp_version_not_written"));
+        t.training.fsdp_version = 1;
+        const LaunchConfig tt = torchtitanLaunch(t);
+        QVERIFY2(hasWarning(tt, "fsdp_version_not_written"), qPrintable(warningsOf(tt)));
+        Scenario m = base("llama3-8b", 8, Framework::Megatron);
+        m.training.fsdp_version = 1;
+        for (const LaunchConfig& c : {megatronLaunch(m), bridgeLaunch(m), deepspeedLaunch(m)})
+            QVERIFY2(hasWarning(c, "fsdp_version_not_written"), qPrintable(warningsOf(c)));
+    }
+
     // Megatron-LM, Megatron-Core (Bridge) and Megatron-DeepSpeed build a FusedAdam and have no
     // flag for foreach or for-loop AdamW: named, not written; fused (their own) says nothing.
     void optimizerImplWithoutAFlagIsNamed()

@@ -243,6 +243,18 @@ private slots:
         QVERIFY2(badPrefetch.contains("default, backward_pre, backward_post, none"),
                  qPrintable(badPrefetch));
         QVERIFY(errorOf(R"({"training": {"dropout": 0.1}})").contains("training.dropout"));
+        // The FSDP version: 2 unless set, written only as 1; anything else names the key.
+        QVERIFY(!scenarioToJson(back)["training"].contains("fsdp_version"));
+        s = parseScenario(R"({"training": {"fsdp_version": 1}})", "v.json");
+        QCOMPARE(s.training.fsdp_version, 1);
+        QVERIFY(parseScenario(scenarioToText(s), "v2.json") == s);
+        QCOMPARE(scenarioToJson(s)["training"]["fsdp_version"].get<int>(), 1);
+        for (const char* bad :
+             {R"({"training": {"fsdp_version": 3}})", R"({"training": {"fsdp_version": "2"}})",
+              R"({"training": {"fsdp_version": 1.5}})"}) {
+            const QString e = errorOf(bad);
+            QVERIFY2(e.contains("training.fsdp_version"), qPrintable(e));
+        }
     }
 
     void fp8RecipeRoundTrips()
