@@ -249,10 +249,10 @@ private slots:
         QCOMPARE(s.training.fsdp_version, 1);
         QVERIFY(parseScenario(scenarioToText(s), "v2.json") == s);
         QCOMPARE(scenarioToJson(s)["training"]["fsdp_version"].get<int>(), 1);
-        for (const char* bad :
+        for (const char* wrong :
              {R"({"training": {"fsdp_version": 3}})", R"({"training": {"fsdp_version": "2"}})",
               R"({"training": {"fsdp_version": 1.5}})"}) {
-            const QString e = errorOf(bad);
+            const QString e = errorOf(wrong);
             QVERIFY2(e.contains("training.fsdp_version"), qPrintable(e));
         }
     }
