@@ -171,7 +171,10 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
         const FsdpBackwardPrefetch bp = t.fsdp_backward_prefetch;
         c.zero3_backward_gather_hidden =
             bp == FsdpBackwardPrefetch::Default || bp == FsdpBackwardPrefetch::Pre;
-        c.zero3_backward_reduce_hidden = bp != FsdpBackwardPrefetch::None;
+        // Without gathers in backward (zero 2, no reshard after forward) nothing queues behind
+        // the reduce-scatters: they hide whatever the prefetch setting says.
+        c.zero3_backward_reduce_hidden =
+            bp != FsdpBackwardPrefetch::None || !c.zero3_reshard_after_forward;
         if (t.fsdp_version == 1) {
             c.zero3_gather_copy_bytes = 0;
             c.zero3_reduce_copy_bytes = fsdp1ReduceCopyBytes(c);

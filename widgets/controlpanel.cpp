@@ -4,6 +4,7 @@
 #include "core/plan_rebalance.h"
 #include "core/presets.h"
 #include "widgets/field_labels.h"
+#include "widgets/frameworkcontrols.h"
 #include "widgets/palette.h"
 #include "widgets/qt_text.h"
 #include "widgets/snapslider.h"
@@ -193,6 +194,16 @@ void ControlPanel::build()
     addRow(batchForm, tr("G&lobal batch"), m_globalBatch);
     addRow(batchForm, tr("Seq&uence length"), m_seqLen);
 
+    // Framework and its settings.
+    auto [fwGroup, fwForm] = addGroup(tr("Framework"));
+    m_frameworkControls = new FrameworkControls(
+        fwGroup, fwForm,
+        [&, form = fwForm](const QString& label, QWidget* w) { addRow(form, label, w); });
+    for (QCheckBox* c : fwGroup->findChildren<QCheckBox*>())
+        m_fieldLabels[c] = c->text();
+    connect(m_frameworkControls, &FrameworkControls::edited, this,
+            [this](const Scenario& s, const QString& field) { commit(s, field); });
+
     m_derived = new QLabel(this);
     m_derived->setWordWrap(true);
     m_derived->setAccessibleName(tr("Derived plan figures"));
@@ -354,6 +365,7 @@ void ControlPanel::refreshValues()
     m_microBatch->setValue(s.training.micro_batch);
     m_globalBatch->setValue(s.training.global_batch);
     m_seqLen->setValue(s.training.seq_len);
+    m_frameworkControls->show(s);
 
     m_derived->setText(derivedText());
 }
@@ -412,6 +424,8 @@ QWidget* ControlPanel::widgetForField(const std::string& field) const
                                                  {"training.seq_len", m_seqLen}};
     if (auto it = others.find(field); it != others.end())
         return it->second;
+    if (QWidget* w = m_frameworkControls->widgetForField(field))
+        return w;
     if (field.rfind("model.", 0) == 0)
         return m_model;
     if (field.rfind("hardware.", 0) == 0)

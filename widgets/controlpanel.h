@@ -17,12 +17,13 @@ class QSpinBox;
 
 namespace paralens {
 
+class FrameworkControls;
 class PresetLibrary;
 class SnapSlider;
 
-/// The scenario controls: model, hardware, GPUs, parallel degrees, schedule, memory savers
-/// and batch. Sliders snap to values that keep the plan runnable; a broken rule is shown
-/// inline with its named message.
+/// The scenario controls: model, hardware, GPUs, parallel degrees, schedule, memory savers,
+/// batch and the framework's settings (FrameworkControls). Sliders snap to values that keep the
+/// plan runnable; a broken rule is shown inline with its named message.
 ///
 /// One direction: a user edit only emits edited() with the whole new Scenario; the panel
 /// shows it when the document hands it back through setScenario(), like every other view,
@@ -61,6 +62,7 @@ public:
     QComboBox* modelBox() const { return m_model; }
     QComboBox* hardwareBox() const { return m_hardware; }
     QSpinBox* gpusBox() const { return m_gpus; }
+    FrameworkControls* frameworkControls() const { return m_frameworkControls; }
 
 signals:
     /// The user asks for `scenario`, changed in `field` (a JSON path such as "parallel.tp");
@@ -95,6 +97,7 @@ private:
     QSpinBox* m_microBatch = nullptr;
     QSpinBox* m_globalBatch = nullptr;
     QSpinBox* m_seqLen = nullptr;
+    FrameworkControls* m_frameworkControls = nullptr;
     QLabel* m_derived = nullptr;
     QLabel* m_banner = nullptr;
     std::vector<QFormLayout*> m_forms;

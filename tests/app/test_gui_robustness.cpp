@@ -258,9 +258,12 @@ private slots:
         const int gpusBox = int(spins.indexOf(panel->gpusBox()));
         QVERIFY(globalBatch >= 0);
         QVERIFY(gpusBox >= 0);
-        QCOMPARE(combos.size(), 6); // model, hardware, schedule, ZeRO, recompute, precision
-        QCOMPARE(spins.size(), 5);  // GPUs, virtual stages, micro-batch, global batch, seq len
-        QCOMPARE(checks.size(), 1); // sequence parallel
+        // model, hardware, schedule, ZeRO, recompute, precision; framework, attention, FP8
+        // recipe, FSDP version, backward prefetch, reshard after forward
+        QCOMPARE(combos.size(), 12);
+        QCOMPARE(spins.size(), 5); // GPUs, virtual stages, micro-batch, global batch, seq len
+        // sequence parallel; TP comm overlap, DP reduce overlap, torch.compile
+        QCOMPARE(checks.size(), 4);
 
         const int sliderKeys[] = {Qt::Key_Left, Qt::Key_Right,  Qt::Key_Home,
                                   Qt::Key_End,  Qt::Key_PageUp, Qt::Key_PageDown};
@@ -316,8 +319,9 @@ private slots:
                     b->setValue(v);
                 action = QStringLiteral("spin %1 = %2").arg(b->accessibleName()).arg(v);
             } else {
-                checks.first()->click(); // does nothing while disabled, like a real click
-                action = QStringLiteral("sequence parallel");
+                QCheckBox* c = checks.at(roll(int(checks.size())));
+                c->click(); // does nothing while disabled, like a real click
+                action = QStringLiteral("check %1").arg(c->accessibleName());
             }
             ++edits;
             if (step % 7 == 0)

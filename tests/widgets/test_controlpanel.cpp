@@ -2,14 +2,18 @@
 // The scenario controls: sliders snap to values that keep the plan runnable, keyboard moves
 // them, DP follows TP·PP·CP, and a broken rule shows inline with its named message. An edit
 // only asks for a change: the panel shows what it is handed back, and validates nothing.
+#include "core/evaluate.h"
+#include "core/framework_options.h"
 #include "core/plan_options.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
 #include "core/validate.h"
 #include "widgets/controlpanel.h"
+#include "widgets/frameworkcontrols.h"
 #include "widgets/snapslider.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
@@ -237,6 +241,60 @@ private slots:
                 QVERIFY2(tip, qPrintable(w->accessibleName()));
             }
         }
+    }
+
+    // The framework group shows the scenario's framework settings, asks for a change with the
+    // whole scenario, and keeps live only the settings the model reads for the plan.
+    void frameworkSettingsAreShownAndEdited()
+    {
+        ControlPanel panel(presets());
+        echoEdits(panel);
+        Scenario s = defaultScenario();
+        s.training.framework = Framework::Megatron;
+        show(panel, s);
+        FrameworkControls* fw = panel.frameworkControls();
+        QCOMPARE(fw->frameworkBox()->currentText(), QStringLiteral("Megatron-LM"));
+        // Megatron always fuses its element-wise ops and has no FSDP: those are greyed.
+        QVERIFY(!fw->compileBox()->isEnabled());
+        QVERIFY(!fw->fsdpVersionBox()->isEnabled());
+
+        QSignalSpy spy(&panel, &ControlPanel::edited);
+        fw->frameworkBox()->setCurrentIndex(2);
+        emit fw->frameworkBox()->activated(2);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(1).toString(), QStringLiteral("training.framework"));
+        Scenario asked = spy.at(0).at(0).value<Scenario>();
+        QVERIFY(asked.training.framework == Framework::FSDP);
+        QCOMPARE(asked.parallel.tp, s.parallel.tp); // nothing else changed
+        QVERIFY(fw->compileBox()->isEnabled());
+
+        // FSDP1 under ZeRO 3: the version box is live and the edit reaches the step time.
+        Scenario z = panel.scenario();
+        z.parallel.zero = 3;
+        show(panel, z);
+        QVERIFY(fw->fsdpVersionBox()->isEnabled());
+        emit fw->fsdpVersionBox()->activated(1);
+        asked = spy.last().at(0).value<Scenario>();
+        QCOMPARE(asked.training.fsdp_version, 1);
+        QCOMPARE(spy.last().at(1).toString(), QStringLiteral("training.fsdp_version"));
+        QVERIFY(evaluate(asked).time.step_seconds != evaluate(z).time.step_seconds);
+
+        // Unfused attention turns flash attention off; a kernel turns it back on.
+        emit fw->attentionBox()->activated(4);
+        QVERIFY(!panel.scenario().training.flash_attention);
+        QCOMPARE(fw->attentionBox()->currentText(), QStringLiteral("unfused (no flash)"));
+        emit fw->attentionBox()->activated(3);
+        QVERIFY(panel.scenario().training.flash_attention);
+        QVERIFY(panel.scenario().training.attention_kernel == AttentionKernel::Triton);
+
+        // A setting made where the model ignores it stays live, so it can be put back.
+        Scenario stray = panel.scenario();
+        stray.training.framework = Framework::DeepSpeed;
+        stray.training.compile = true;
+        show(panel, stray);
+        QVERIFY(!frameworkOptions(stray).compile);
+        QVERIFY(fw->compileBox()->isEnabled());
+        QVERIFY(fw->compileBox()->isChecked());
     }
 
     void offersExactlyThePlanOptionsDegrees()

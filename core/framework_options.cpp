@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/framework_options.h"
+#include "core/framework.h"
+
+namespace paralens {
+
+FrameworkOptions frameworkOptions(const Scenario& s)
+{
+    const TrainingSettings& t = s.training;
+    const ParallelPlan& p = s.parallel;
+    const bool fsdp = t.framework == Framework::FSDP;
+    FrameworkOptions o;
+    o.fp8_recipe = t.precision == Precision::FP8;
+    o.tp_comm_overlap = p.tp > 1;
+    o.compile = fsdp;
+    o.fsdp_version = fsdp && p.zero >= 2;
+    o.fsdp_reshard = fsdp && p.zero >= 3;
+    o.fsdp_prefetch = fsdp && conventions(t, p).zero3_reshard_after_forward;
+    return o;
+}
+
+} // namespace paralens

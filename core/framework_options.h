@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Which of a scenario's framework settings the model reads for its plan: the controls offer
+// only these, so a setting the step time ignores never looks as if it mattered.
+#include "core/scenario.h"
+
+namespace paralens {
+
+struct FrameworkOptions
+{
+    bool fp8_recipe = false;      ///< training.fp8_recipe: precision fp8
+    bool tp_comm_overlap = false; ///< parallel.tp_comm_overlap: TP > 1
+    bool compile = false;         ///< training.compile: FSDP (Megatron and DeepSpeed always fuse)
+    bool fsdp_version = false;    ///< training.fsdp_version: FSDP sharding (zero 2 or 3)
+    /// training.fsdp_reshard_after_forward: FSDP zero 3.
+    bool fsdp_reshard = false;
+    /// training.fsdp_backward_prefetch: FSDP gathers in backward (zero 3, resharded).
+    bool fsdp_prefetch = false;
+};
+
+FrameworkOptions frameworkOptions(const Scenario& s);
+
+} // namespace paralens

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/frameworkcontrols.h"
+#include "core/framework_options.h"
+#include "widgets/qt_text.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QSignalBlocker>
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace paralens {
+namespace {
+
+constexpr std::array kFrameworks{Framework::Megatron, Framework::DeepSpeed, Framework::FSDP};
+constexpr std::array kFp8Recipes{Fp8Recipe::Default, Fp8Recipe::Delayed,     Fp8Recipe::Tensorwise,
+                                 Fp8Recipe::Rowwise, Fp8Recipe::RowwiseGwHp, Fp8Recipe::Mxfp8};
+constexpr std::array kPrefetches{FsdpBackwardPrefetch::Default, FsdpBackwardPrefetch::Pre,
+                                 FsdpBackwardPrefetch::Post, FsdpBackwardPrefetch::None};
+constexpr std::array kReshards{ReshardAfterForward::Default, ReshardAfterForward::Always,
+                               ReshardAfterForward::Never};
+// The attention choices: a flash kernel (the framework's or a named one), or none.
+constexpr std::array kKernels{AttentionKernel::Default, AttentionKernel::Flash2,
+                              AttentionKernel::Fused, AttentionKernel::Triton};
+constexpr int kUnfusedAttention = int(kKernels.size());
+
+template <typename T, std::size_t N> int indexOf(const std::array<T, N>& values, T v)
+{
+    return int(std::find(values.begin(), values.end(), v) - values.begin());
+}
+
+template <typename T, std::size_t N>
+QComboBox* namedBox(QWidget* parent, const std::array<T, N>& values, const QString& tip)
+{
+    auto* box = new QComboBox(parent);
+    for (T v : values)
+        box->addItem(qText(toString(v)));
+    box->setToolTip(tip);
+    return box;
+}
+
+// Live when the model reads the setting, or when it is set away from its default (so it can
+// be put back).
+void setLive(QWidget* w, bool applies, bool set)
+{
+    w->setEnabled(applies || set);
+}
+
+} // namespace
+
+FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const AddRow& addRow)
+    : QObject(parent)
+{
+    m_framework = new QComboBox(parent);
+    m_framework->addItems({tr("Megatron-LM"), tr("DeepSpeed"), tr("PyTorch FSDP (torchtitan)")});
+    m_framework->setToolTip(tr("The training framework whose defaults the model follows: dtypes, "
+                               "buckets, sharding, fused kernels (docs/model.md)"));
+    m_attention = new QComboBox(parent);
+    m_attention->addItems({tr("framework default"), tr("FlashAttention-2"), tr("cuDNN fused"),
+                           tr("Triton flash"), tr("unfused (no flash)")});
+    m_attention->setToolTip(tr("The attention kernel: the framework's own flash kernel, a named "
+                               "one, or unfused softmax with the s² scores stored"));
+    m_fp8Recipe = namedBox(parent, kFp8Recipes,
+                           tr("How FP8 GEMM operands are scaled; read only with FP8 precision"));
+    m_tpOverlap = new QCheckBox(tr("TP comm overlap"), parent);
+    m_tpOverlap->setToolTip(tr("Overlap TP collectives with the GEMMs (Megatron "
+                               "--tp-comm-overlap, torchtitan AsyncTP); TP > 1"));
+    m_gradOverlap = new QCheckBox(tr("Overlap DP reduce"), parent);
+    m_gradOverlap->setToolTip(tr("Reduce gradient buckets while the backward runs; off, the "
+                                 "reduction starts after the whole backward"));
+    m_compile = new QCheckBox(tr("torch.compile"), parent);
+    m_compile->setToolTip(tr("Fuse PyTorch FSDP's element-wise ops (Megatron-LM and DeepSpeed "
+                             "always run fused kernels)"));
+    m_fsdpVersion = new QComboBox(parent);
+    m_fsdpVersion->addItems({tr("FSDP2 (fully_shard)"), tr("FSDP1 (flat parameters)")});
+    m_fsdpVersion->setToolTip(tr("PyTorch FSDP under ZeRO 2/3: FSDP2 copies around each "
+                                 "collective; FSDP1 (Composer, Accelerate) assembles flat "
+                                 "gradients"));
+    m_prefetch =
+        namedBox(parent, kPrefetches, tr("When FSDP gathers the next unit in backward (ZeRO 3)"));
+    m_reshard = namedBox(parent, kReshards,
+                         tr("Whether FSDP frees a block's gathered parameters after its forward "
+                            "(ZeRO 3)"));
+
+    addRow(tr("&Framework"), m_framework);
+    addRow(tr("&Attention"), m_attention);
+    addRow(tr("FP8 reci&pe"), m_fp8Recipe);
+    form->addRow(m_tpOverlap);
+    form->addRow(m_gradOverlap);
+    form->addRow(m_compile);
+    addRow(tr("FSDP &version"), m_fsdpVersion);
+    addRow(tr("Backward prefetc&h"), m_prefetch);
+    addRow(tr("Reshard after forward"), m_reshard);
+    for (QCheckBox* c : {m_tpOverlap, m_gradOverlap, m_compile})
+        c->setAccessibleName(c->text());
+    // Long item names must not widen the scenario column: the boxes elide instead.
+    for (QComboBox* b :
+         {m_framework, m_attention, m_fp8Recipe, m_fsdpVersion, m_prefetch, m_reshard}) {
+        b->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        b->setMinimumContentsLength(12);
+    }
+    connectEdits();
+}
+
+void FrameworkControls::connectEdits()
+{
+    connect(m_framework, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.training.framework = kFrameworks[std::size_t(i)];
+        commit(s, "training.framework");
+    });
+    connect(m_attention, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.training.flash_attention = i != kUnfusedAttention;
+        if (i != kUnfusedAttention)
+            s.training.attention_kernel = kKernels[std::size_t(i)];
+        commit(s, "training.attention_kernel");
+    });
+    connect(m_fp8Recipe, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.training.fp8_recipe = kFp8Recipes[std::size_t(i)];
+        commit(s, "training.fp8_recipe");
+    });
+    connect(m_tpOverlap, &QCheckBox::toggled, this, [this](bool on) {
+        Scenario s = m_scenario;
+        s.parallel.tp_comm_overlap = on;
+        commit(s, "parallel.tp_comm_overlap");
+    });
+    connect(m_gradOverlap, &QCheckBox::toggled, this, [this](bool on) {
+        Scenario s = m_scenario;
+        s.training.overlap_grad_reduce = on;
+        commit(s, "training.overlap_grad_reduce");
+    });
+    connect(m_compile, &QCheckBox::toggled, this, [this](bool on) {
+        Scenario s = m_scenario;
+        s.training.compile = on;
+        commit(s, "training.compile");
+    });
+    connect(m_fsdpVersion, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.training.fsdp_version = i == 1 ? 1 : 2;
+        commit(s, "training.fsdp_version");
+    });
+    connect(m_prefetch, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.training.fsdp_backward_prefetch = kPrefetches[std::size_t(i)];
+        commit(s, "training.fsdp_backward_prefetch");
+    });
+    connect(m_reshard, &QComboBox::activated, this, [this](int i) {
+        Scenario s = m_scenario;
+        s.training.fsdp_reshard_after_forward = kReshards[std::size_t(i)];
+        commit(s, "training.fsdp_reshard_after_forward");
+    });
+}
+
+void FrameworkControls::commit(const Scenario& s, const char* field)
+{
+    emit edited(s, QString::fromLatin1(field));
+}
+
+void FrameworkControls::show(const Scenario& s)
+{
+    m_scenario = s;
+    const TrainingSettings& t = s.training;
+    const QSignalBlocker b1(m_framework), b2(m_attention), b3(m_fp8Recipe), b4(m_tpOverlap),
+        b5(m_gradOverlap), b6(m_compile), b7(m_fsdpVersion), b8(m_prefetch), b9(m_reshard);
+    m_framework->setCurrentIndex(indexOf(kFrameworks, t.framework));
+    m_attention->setCurrentIndex(t.flash_attention ? indexOf(kKernels, t.attention_kernel)
+                                                   : kUnfusedAttention);
+    m_fp8Recipe->setCurrentIndex(indexOf(kFp8Recipes, t.fp8_recipe));
+    m_tpOverlap->setChecked(s.parallel.tp_comm_overlap);
+    m_gradOverlap->setChecked(t.overlap_grad_reduce);
+    m_compile->setChecked(t.compile);
+    m_fsdpVersion->setCurrentIndex(t.fsdp_version == 1 ? 1 : 0);
+    m_prefetch->setCurrentIndex(indexOf(kPrefetches, t.fsdp_backward_prefetch));
+    m_reshard->setCurrentIndex(indexOf(kReshards, t.fsdp_reshard_after_forward));
+
+    const FrameworkOptions o = frameworkOptions(s);
+    setLive(m_fp8Recipe, o.fp8_recipe, t.fp8_recipe != Fp8Recipe::Default);
+    setLive(m_tpOverlap, o.tp_comm_overlap, s.parallel.tp_comm_overlap);
+    setLive(m_compile, o.compile, t.compile);
+    setLive(m_fsdpVersion, o.fsdp_version, t.fsdp_version != 2);
+    setLive(m_prefetch, o.fsdp_prefetch, t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default);
+    setLive(m_reshard, o.fsdp_reshard,
+            t.fsdp_reshard_after_forward != ReshardAfterForward::Default);
+}
+
+QWidget* FrameworkControls::widgetForField(const std::string& field) const
+{
+    const std::map<std::string, QWidget*> fields{
+        {"training.framework", m_framework},
+        {"training.flash_attention", m_attention},
+        {"training.attention_kernel", m_attention},
+        {"training.fp8_recipe", m_fp8Recipe},
+        {"parallel.tp_comm_overlap", m_tpOverlap},
+        {"training.overlap_grad_reduce", m_gradOverlap},
+        {"training.compile", m_compile},
+        {"training.fsdp_version", m_fsdpVersion},
+        {"training.fsdp_backward_prefetch", m_prefetch},
+        {"training.fsdp_reshard_after_forward", m_reshard}};
+    const auto it = fields.find(field);
+    return it == fields.end() ? nullptr : it->second;
+}
+
+} // namespace paralens

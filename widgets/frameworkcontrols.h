@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include "core/scenario.h"
+
+#include <QObject>
+
+#include <functional>
+#include <string>
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QString;
+class QWidget;
+
+namespace paralens {
+
+/// The framework group of the scenario controls: which framework runs the plan and the
+/// settings real runs differ in (attention kernel, FP8 recipe, TP and DP overlap,
+/// torch.compile, FSDP version, prefetch and reshard). Only the settings the model reads for
+/// the shown plan are live (frameworkOptions()); the others show their value, greyed.
+///
+/// One direction, as ControlPanel: an edit emits edited() with the whole new scenario; the
+/// values change when show() hands the document's scenario back.
+class FrameworkControls : public QObject
+{
+    Q_OBJECT
+public:
+    /// Adds the rows to `form` through `addRow` (label, field widget), the panel's own helper.
+    using AddRow = std::function<void(const QString& label, QWidget* field)>;
+    FrameworkControls(QWidget* parent, QFormLayout* form, const AddRow& addRow);
+
+    /// Shows `s` without emitting edited().
+    void show(const Scenario& s);
+    /// The control of a scenario key ("training.framework", ...), or nullptr.
+    QWidget* widgetForField(const std::string& field) const;
+
+    QComboBox* frameworkBox() const { return m_framework; }
+    QComboBox* attentionBox() const { return m_attention; }
+    QComboBox* fsdpVersionBox() const { return m_fsdpVersion; }
+    QCheckBox* compileBox() const { return m_compile; }
+
+signals:
+    void edited(const paralens::Scenario& scenario, const QString& field);
+
+private:
+    void connectEdits();
+    void commit(const Scenario& s, const char* field);
+
+    Scenario m_scenario;
+    QComboBox* m_framework = nullptr;
+    QComboBox* m_attention = nullptr;
+    QComboBox* m_fp8Recipe = nullptr;
+    QCheckBox* m_tpOverlap = nullptr;
+    QCheckBox* m_gradOverlap = nullptr;
+    QCheckBox* m_compile = nullptr;
+    QComboBox* m_fsdpVersion = nullptr;
+    QComboBox* m_prefetch = nullptr;
+    QComboBox* m_reshard = nullptr;
+};
+
+} // namespace paralens
