@@ -77,6 +77,9 @@ private slots:
             {"reference/mtnlg-530b.paralens-runs.json", 3}, // 280, 350, 420 DGX A100 servers
             {"reference/moe-published.json",
              3}, // Qwen3 30B and 235B (Megatron-Bridge), DeepSeek-V3
+            // NVIDIA dgxc-benchmarking v25.01: 8B and 70B at their smallest and largest scale,
+            // 405B at 32 (proxy), 576 and 2,304 GPUs; BF16 and FP8 each.
+            {"reference/dgxc-benchmarking-llama3.1-h100.paralens-runs.json", 2 * (2 + 2 + 3)},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
@@ -106,6 +109,28 @@ private slots:
             QVERIFY2(std::abs(perGpu - tflops) < 1.0, name);
             QCOMPARE(r.scenario.parallel.tp * r.scenario.parallel.pp * r.scenario.parallel.dp,
                      r.scenario.gpus);
+        }
+    }
+
+    void dgxcStepTimesGiveTheReadmesTokens()
+    {
+        // The READMEs' throughput rows are 8,192 x GBS / step time, printed to the token: the
+        // step times and batches read in must give them back.
+        const RunSet set = builtinReferenceRuns();
+        const std::array<std::pair<const char*, double>, 4> rows{{
+            {"Llama 3.1 8B, 128 H100, t1 p1 c2, gb 2048, BF16 (NeMo 24.09)", 1280704},
+            {"Llama 3.1 70B, 64 H100, t4 p4 c2 v5, gb 128, FP8 (NeMo 24.09)", 95239},
+            {"Llama 3.1 405B (7 layers), 32 H100, t8 p1 c2, gb 126, BF16 (NeMo 24.09)", 116632},
+            {"Llama 3.1 405B, 2304 H100, t8 p9 c2 v7, gb 1008, FP8 (NeMo 24.09)", 668626},
+        }};
+        for (const auto& [name, tokens] : rows) {
+            const MeasuredRun& r = byName(set, name);
+            QCOMPARE(r.measured.front().metric, RunMetric::StepSeconds);
+            const Scenario& s = r.scenario;
+            const double perStep = double(s.training.seq_len) * s.training.global_batch;
+            QVERIFY2(std::abs(perStep / r.measured.front().value - tokens) <= 1.0, name);
+            const ParallelPlan& p = s.parallel;
+            QCOMPARE(p.tp * p.pp * p.cp * p.dp, s.gpus);
         }
     }
 
