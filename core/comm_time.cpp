@@ -145,6 +145,40 @@ CommTimes torchtitanTp(const CommContext& c, const LayerTimes& dense)
     return tp;
 }
 
+// TransformerEngine's userbuffers overlap (Megatron --tp-comm-overlap; kUbPipelineSplits and
+// kUbCommSms say how TE runs it by default): per layer in forward the two input all-gathers
+// ring-exchanged under their GEMMs' chunks and the two output reduce-scatters pipelined under
+// theirs, of which the last chunk's has no GEMM left beside it; in backward the output
+// gradients' two all-gathers ring-exchanged under the output projections' input-gradient
+// GEMMs, and beside the whole input-gradient and weight-gradient GEMMs of the input
+// projections (bulk) the re-gathers of their inputs and the reduce-scatters of their input
+// gradients. Full recompute repeats the forward's. The GEMMs' own cost of being split and of
+// the SMs the communication holds is in the layer's compute (TpGemmSeconds::split_f, split_b).
+CommTimes userbuffersTp(const CommContext& c, const LayerTimes& dense, const LinkModel& l, double S)
+{
+    const TpGemmSeconds& g = dense.tp_gemm;
+    const double t = c.dims->t;
+    const double ag = c.seconds(Collective::AllGather, l, S);
+    const double rs = c.seconds(Collective::ReduceScatter, l, S);
+    const auto pipelined = [&](double gemm) {
+        return std::max(rs / kUbPipelineSplits,
+                        rs - gemm * (kUbPipelineSplits - 1) / kUbPipelineSplits);
+    };
+    const auto bulk = [](double comm, double gemm) { return std::max(0.0, comm - gemm); };
+    const double fwd = fusedExposed(ag, g.qkv_f, t) + fusedExposed(ag, g.up_f, t) +
+                       pipelined(g.o_f) + pipelined(g.down_f);
+    const double bwd = fusedExposed(ag, g.o_dgrad, t) + fusedExposed(ag, g.down_dgrad, t) +
+                       bulk(ag, g.qkv_dgrad) + bulk(ag, g.up_dgrad) + bulk(rs, g.qkv_wgrad) +
+                       bulk(rs, g.up_wgrad);
+    const bool full = c.scenario->training.recompute == Recompute::Full;
+    CommTimes tp;
+    tp.forward = fwd;
+    tp.backward = bwd + (full ? fwd : 0.0);
+    const double total = 2 * (ag + rs) * (full ? 2 : 1) + 4 * ag + 2 * rs;
+    tp.hidden = std::max(0.0, total - tp.forward - tp.backward);
+    return tp;
+}
+
 } // namespace
 
 CommTimes tpComm(const CommContext& c, const LayerTimes& dense)
@@ -168,19 +202,10 @@ CommTimes tpComm(const CommContext& c, const LayerTimes& dense)
         tp.backward = tp.forward;
     }
     const bool full = c.scenario->training.recompute == Recompute::Full;
+    if (pl.tp_comm_overlap && pl.sequence_parallel)
+        return userbuffersTp(c, dense, l, S);
     if (full)
         tp.backward += tp.forward;
-    if (pl.tp_comm_overlap && pl.sequence_parallel) {
-        // TransformerEngine / AsyncTP split each all-gather and reduce-scatter into chunks that
-        // run beside the GEMM consuming or producing them (Wang et al. 2022, "Overlap
-        // Communication with Dependent Computation via Decomposition", ASPLOS'23).
-        const double share = c.constants->comm_sm_share;
-        const double hf = std::min(tp.forward, dense.linear_f);
-        const double hb = std::min(tp.backward, dense.linear_bw + (full ? dense.linear_f : 0.0));
-        tp.forward += share * hf - hf;
-        tp.backward += share * hb - hb;
-        tp.hidden += hf + hb;
-    }
     return tp;
 }
 

@@ -47,9 +47,9 @@ struct CommContext
 /// the same tensor (Korthikanti et al. 2022 §4.2.2), and the backward's two re-gathers of the
 /// sequence-sharded norm output run hidden under the input-gradient GEMM. Full recompute
 /// repeats the forward's collectives in the backward. Zero when t = 1.
-/// With `tp_comm_overlap` (and SP) the collectives run under the layer's linear GEMMs
-/// (`dense`: linear_f, linear_bw), which lose ModelConstants::comm_sm_share of the SMs while they
-/// do: what the GEMMs cannot cover stays exposed.
+/// With `tp_comm_overlap` (and SP) each collective runs beside the GEMM it feeds or drains
+/// (`dense.tp_gemm`: AsyncTP under FSDP, TransformerEngine's userbuffers otherwise, as their
+/// default configurations split them): what its GEMM cannot cover stays exposed.
 CommTimes tpComm(const CommContext& c, const LayerTimes& dense = LayerTimes{});
 
 /// CP per layer and micro-batch (docs/formulas.md §4, CP), by the resolved `a.comm`. K and V

@@ -68,6 +68,17 @@ inline constexpr double kNcclBusBytesPerSm = 190e9 / 16;
 /// At most this many: NCCL runs one CTA per channel and has at most MAXCHANNELS = 32 channels
 /// (NCCL src/include/device.h).
 inline constexpr double kNcclMaxCtas = 32;
+/// TransformerEngine's userbuffers TP overlap (Megatron --tp-comm-overlap without a config:
+/// transformer_engine/pytorch/module/base.py initialize_ub, its default ub_cfgs): the
+/// all-gathers of qkv_fprop, fc1_fprop, proj_dgrad and fc2_dgrad are "ring_exchange" on copy
+/// engines, their GEMM split into one chunk per TP rank (num_splits = tp_size); the
+/// reduce-scatters of proj_fprop and fc2_fprop are "pipeline", the GEMM split into
+/// num_splits = 4 chunks; the input re-gathers (qkv_dgrad, fc1_dgrad) and the input-gradient
+/// reduce-scatters (qkv_wgrad, fc1_wgrad) are "bulk", beside the whole GEMM. Pipeline and bulk
+/// run their communication on num_sm = 16 SMs with set_sm_margin, so the GEMM beside them gets
+/// the GPU's SMs less 16 (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET).
+inline constexpr double kUbPipelineSplits = 4;
+inline constexpr double kUbCommSms = 16;
 // The optimizer step's operator calls and passes (docs/model.md "Optimizer step"), counted from
 // PyTorch's torch/optim/adamw.py (_single_tensor_adamw, _multi_tensor_adamw, _fused_adamw) and
 // sgd.py, and from the multi-tensor-apply kernels of PyTorch (aten/src/ATen/native/cuda/
@@ -201,13 +212,6 @@ struct ModelConstants
     /// this (the eager dispatch floor, docs/formulas.md §2.4; calls counted from Megatron's
     /// megatron/model/transformer.py and its CheckpointFunction).
     double kernel_launch_seconds = 12.5e-6;
-    /// Share of the SMs that TP-overlap communication kernels (TransformerEngine userbuffers,
-    /// AsyncTP) occupy while they overlap compute: DeepSeek-V3 reserves 20 of 132 H800 SMs for
-    /// its all-to-all and pipeline traffic (DeepSeek-AI 2024, arXiv:2412.19437 §3.2.2).
-    /// Overlapped compute loses this share for the overlap's duration. NCCL's DP collectives
-    /// hold the SMs their bandwidth needs instead (kNcclBusBytesPerSm, ncclSmSeconds(),
-    /// DpCosts::sm_share).
-    double comm_sm_share = 20.0 / 132.0;
 
     // ---- fixed costs (0 until fitted to measured runs, docs/fit.md) ----
     /// Seconds per transformer layer per micro-batch (forward + backward, split 1 : 2) that no

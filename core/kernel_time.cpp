@@ -282,27 +282,6 @@ double fp8GatherDegree(const Dims& d, const KernelModel& k, const ParallelPlan& 
     return gathers ? d.t : 1.0;
 }
 
-// The GEMMs AsyncTP can fuse TP collectives with (TpGemmSeconds), for the dense layer.
-TpGemmSeconds tpGemmSeconds(const ModelSpec& m, const Dims& d, const KernelModel& k)
-{
-    TpGemmSeconds g;
-    if (d.t <= 1)
-        return g;
-    if (!m.isMla())
-        g.qkv_f = k.gemm(d.tokens, d.h, (d.q + 2 * d.kv) / d.t, true);
-    g.o_f = k.gemm(d.tokens, d.o / d.t, d.h, true);
-    g.o_dgrad = k.gemm(d.tokens, d.h, d.o / d.t, true);
-    const double ffn = double(m.ffn_hidden);
-    g.up_f = k.gemm(d.tokens, d.h, (d.c - 1) * ffn / d.t, true);
-    g.down_f = k.gemm(d.tokens, ffn / d.t, d.h, true);
-    g.down_dgrad = k.gemm(d.tokens, d.h, ffn / d.t, true);
-    // torch.distributed._symmetric_memory's fused matmul + reduce-scatter writes each of the t
-    // partial products to its owner and sums the t received chunks (torch.sum over the stacked
-    // partials): it reads the whole bf16 output once and writes 1/t of it on the compute stream.
-    g.rs_sum = k.stream(2 * d.tokens * d.h * (1 + 1 / d.t));
-    return g;
-}
-
 // Calls of one layer's forward that launch no kernel (forwardHostOpsPerLayer()).
 double hostOnlyCallsPerLayer(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr)
 {
@@ -364,6 +343,64 @@ void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSetti
 }
 
 } // namespace
+
+// The GEMMs TP collectives are fused with (TpGemmSeconds), for the dense layer: AsyncTP's
+// (FSDP) or TransformerEngine's userbuffers (Megatron, DeepSpeed).
+TpGemmSeconds tpGemmSeconds(const ModelSpec& m, const Dims& d, const KernelModel& k,
+                            const TrainingSettings& tr)
+{
+    TpGemmSeconds g;
+    if (d.t <= 1)
+        return g;
+    const double qkv = m.isMla() ? 0.0 : (d.q + 2 * d.kv) / d.t;
+    const double ffn = double(m.ffn_hidden), up = (d.c - 1) * ffn / d.t;
+    // A GEMM of the layer's tokens split into n row chunks, each its own kernel.
+    const auto split = [&](double K, double N, double n) {
+        return n * k.gemm(d.tokens / n, K, N, true);
+    };
+    const double tn = d.t;
+    if (tr.framework == Framework::FSDP) {
+        // AsyncTP: every fused GEMM in t chunks; with rowwise Float8 the all-gathers do not fuse
+        // (a cast sits between), only the forward reduce-scatters.
+        const Fp8Recipe r = resolvedFp8Recipe(tr);
+        const bool agFuses = !(k.fp8 && (r == Fp8Recipe::Rowwise || r == Fp8Recipe::RowwiseGwHp));
+        const double agSplit = agFuses ? tn : 1.0;
+        g.qkv_f = split(d.h, qkv, agSplit);
+        g.up_f = split(d.h, up, agSplit);
+        g.o_f = split(d.o / d.t, d.h, tn);
+        g.down_f = split(ffn / d.t, d.h, tn);
+        g.o_dgrad = split(d.h, d.o / d.t, agSplit);
+        g.down_dgrad = split(d.h, ffn / d.t, agSplit);
+    } else {
+        // TransformerEngine: ring exchange in t chunks on copy engines; pipeline in 4 chunks and
+        // bulk whole, both on the SMs their communication leaves.
+        const double slow = k.sms > kUbCommSms ? k.sms / (k.sms - kUbCommSms) : 1.0;
+        g.qkv_f = split(d.h, qkv, tn);
+        g.up_f = split(d.h, up, tn);
+        g.o_f = slow * split(d.o / d.t, d.h, kUbPipelineSplits);
+        g.down_f = slow * split(ffn / d.t, d.h, kUbPipelineSplits);
+        g.o_dgrad = split(d.h, d.o / d.t, tn);
+        g.down_dgrad = split(d.h, ffn / d.t, tn);
+        g.qkv_dgrad = slow * k.gemm(d.tokens, qkv, d.h, true);
+        g.up_dgrad = slow * k.gemm(d.tokens, up, d.h, true);
+        g.qkv_wgrad = slow * k.gemm(d.h, d.tokens, qkv, true);
+        g.up_wgrad = slow * k.gemm(d.h, d.tokens, up, true);
+        g.split_b = (g.qkv_dgrad + g.up_dgrad + g.qkv_wgrad + g.up_wgrad) * (1 - 1 / slow);
+    }
+    const double whole_f = k.gemm(d.tokens, d.h, qkv, true) + k.gemm(d.tokens, d.h, up, true) +
+                           k.gemm(d.tokens, d.o / d.t, d.h, true) +
+                           k.gemm(d.tokens, ffn / d.t, d.h, true);
+    const double whole_b =
+        k.gemm(d.tokens, d.h, d.o / d.t, true) + k.gemm(d.tokens, d.h, ffn / d.t, true);
+    g.split_f = std::max(0.0, g.qkv_f + g.up_f + g.o_f + g.down_f - whole_f);
+    g.split_b += std::max(0.0, g.o_dgrad + g.down_dgrad - whole_b);
+    // torch.distributed._symmetric_memory's fused matmul + reduce-scatter writes each of the t
+    // partial products to its owner and sums the t received chunks (torch.sum over the stacked
+    // partials): it reads the whole bf16 output once and writes 1/t of it on the compute stream.
+    if (tr.framework == Framework::FSDP)
+        g.rs_sum = k.stream(2 * d.tokens * d.h * (1 + 1 / d.t));
+    return g;
+}
 
 // torchtitan's selective ("op") activation checkpointing: it saves the outputs of matmuls,
 // attention and reduce-scatters except every second matmul, and recomputes everything else,
@@ -608,6 +645,7 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
         if (auto g = measured->hbmGbps())
             hbm = *g * kBytesPerGB;
     k.hbm = hbm > 0 ? hbm : kFallbackHbmBytesPerSecond;
+    k.sms = streamingMultiprocessors(gpu);
     k.measured = measured;
     return k;
 }
@@ -627,10 +665,13 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     lt.core = attentionTimes(d, k, tr, kc, a);
     const double elemFfn =
         addFeedForward(m, d, k, moe, moe ? moeLoadImbalance(tr, kc) : 1.0, g, lt);
-    if (pl.tp > 1 && pl.tp_comm_overlap)
-        lt.tp_gemm = tpGemmSeconds(m, d, k);
     lt.linear_f = lt.f;
     lt.linear_bw = lt.b + lt.w;
+    if (pl.tp > 1 && pl.tp_comm_overlap && pl.sequence_parallel) {
+        lt.tp_gemm = tpGemmSeconds(m, d, k, tr);
+        lt.f += lt.tp_gemm.split_f;
+        lt.b += lt.tp_gemm.split_b;
+    }
     lt.f += lt.core.f;
     lt.b += lt.core.b;
     // Element-wise traffic (norms, residuals, RoPE, activation function), 2-byte elements.

@@ -44,6 +44,7 @@ struct KernelModel
     double latency = 0;             ///< ModelConstants::gemm_latency_seconds
     double inv_reference_shape = 1; ///< 1 / the shape factor of an 8192³ GEMM, where eff applies
     double hbm = 0;                 ///< achievable bytes/s, > 0
+    double sms = 0;                 ///< streamingMultiprocessors() of the GPU
     bool fp8 = false;
     Fp8Recipe recipe = Fp8Recipe::Delayed; ///< resolved (never Default) when fp8
     const MeasuredPerformance* measured = nullptr;
@@ -125,12 +126,27 @@ bool opLevelCheckpointing(const TrainingSettings& tr);
 /// attention input projections (q, k, v), the attention output projection, the MLP input
 /// projections (w1, w3) and the MLP output projection, and the input-gradient GEMMs of the two
 /// output projections; `rs_sum`: one fused reduce-scatter's reduction of its TP partial sums.
+///
+/// The GEMMs run as the overlap runs them: split into chunks (one per TP rank for AsyncTP and
+/// TransformerEngine's ring exchange, kUbPipelineSplits for TE's pipelined reduce-scatter; each
+/// chunk a GEMM of its own shape and start) and, under TE's pipeline and bulk overlaps, on the
+/// SMs its communication leaves (kUbCommSms). `split_f` / `split_b` are what that adds to the
+/// layer's forward and backward over the whole GEMMs.
 struct TpGemmSeconds
 {
     double qkv_f = 0, o_f = 0, up_f = 0, down_f = 0;
     double o_dgrad = 0, down_dgrad = 0;
     double rs_sum = 0;
+    /// TransformerEngine's bulk overlaps: the input projections' input-gradient GEMMs (beside
+    /// the input re-gathers) and weight-gradient GEMMs (beside the reduce-scatters).
+    double qkv_dgrad = 0, up_dgrad = 0, qkv_wgrad = 0, up_wgrad = 0;
+    double split_f = 0, split_b = 0;
 };
+
+/// The dense layer's GEMMs that TP collectives fuse with, as the overlap runs them: AsyncTP's
+/// under FSDP, TransformerEngine's userbuffers (default configuration) otherwise.
+TpGemmSeconds tpGemmSeconds(const ModelSpec& m, const Dims& d, const KernelModel& k,
+                            const TrainingSettings& tr);
 
 /// Kernels one layer launches per micro-batch in forward (see kernel_time.cpp for the count).
 double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,

@@ -388,37 +388,89 @@ private slots:
         QVERIFY(lt.recompute > mg.recompute);
     }
 
-    void tpOverlapHidesUnderGemmsAtTheSmShare()
+    // TransformerEngine's userbuffers overlap with its default configuration (initialize_ub):
+    // ring-exchanged gathers under t chunks of their GEMM, pipelined reduce-scatters under 4
+    // chunks (the last chunk's scatter exposed), bulk re-gathers and scatters beside whole GEMMs.
+    void userbuffersOverlapFollowsTeDefaults()
     {
         Scenario s = llama8bTp8OnH100();
-        // Megatron-Core / TransformerEngine's overlap (torchtitan's is priced per fused
-        // collective: torchtitanAsyncTpFusesEachCollectiveWithItsOwnGemm).
         s.training = fsdp(true);
         s.training.framework = Framework::Megatron;
         const Dims d = dimsFor(s.model, s.training, s.parallel);
         const Topology topo = placeGroups(s.parallel, s.cluster);
         const ModelConstants kc;
         const CommContext c{&s, &d, &topo, &kc, nullptr};
-        LayerTimes gemms;
-        gemms.linear_f = gemms.linear_bw = 1.0; // far longer than any collective
-        const CommTimes off = tpComm(c, gemms);
+        const LinkModel l = c.link(topo.tp);
+        const double S = d.b * d.s * d.h * 2;
+        const double ag = c.seconds(Collective::AllGather, l, S);
+        const double rs = c.seconds(Collective::ReduceScatter, l, S);
+        LayerTimes lt;
+        const CommTimes off = tpComm(c, lt);
+        QVERIFY_CLOSE(off.forward, 2 * (ag + rs), 1e-12);
         s.parallel.tp_comm_overlap = true;
-        const CommTimes on = tpComm(c, gemms);
-        QVERIFY(off.forward > 0);
-        QVERIFY_CLOSE(on.forward, kc.comm_sm_share * off.forward, 1e-12);
-        QVERIFY_CLOSE(on.backward, kc.comm_sm_share * off.backward, 1e-12);
-        // Short GEMMs cover only their own length, which still costs the SM share.
-        gemms.linear_f = gemms.linear_bw = 0.25 * off.forward;
-        const CommTimes part = tpComm(c, gemms);
-        QVERIFY_CLOSE(part.forward, off.forward - (1 - kc.comm_sm_share) * gemms.linear_f, 1e-9);
+        // GEMMs far longer than any collective: a quarter of each forward reduce-scatter stays.
+        lt.tp_gemm = TpGemmSeconds{1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1};
+        CommTimes on = tpComm(c, lt);
+        QVERIFY_CLOSE(on.forward, 2 * rs / 4, 1e-12);
+        QCOMPARE(on.backward, 0.0);
+        // Backward moves four gathers (two output gradients, two input re-gathers) and two
+        // scatters; all of the layer's collectives but the exposed quarters are hidden.
+        QVERIFY_CLOSE(on.hidden, 6 * ag + 4 * rs - rs / 2, 1e-12);
+        // A ring gather of T under a GEMM of C leaves T - 7C/8 (t = 8); a pipelined scatter
+        // under C leaves rs - 3C/4; a bulk one beside C leaves rs - C.
+        const double C = 0.5 * ag;
+        lt.tp_gemm = TpGemmSeconds{C, 1, 1, 1, C, 1, 0, 1, 1, C, 1};
+        on = tpComm(c, lt);
+        QVERIFY_CLOSE(on.forward, (ag - C * 7 / 8) + 2 * rs / 4, 1e-12);
+        QVERIFY_CLOSE(on.backward, (ag - C * 7 / 8) + std::max(0.0, rs - C), 1e-12);
+        // Full recompute repeats the forward's collectives and their exposure.
+        s.training.recompute = Recompute::Full;
+        const CommTimes rc = tpComm(c, lt);
+        QVERIFY_CLOSE(rc.backward, on.backward + on.forward, 1e-12);
         // Without SP there is nothing to split: no change.
+        s.training.recompute = Recompute::None;
         s.parallel.sequence_parallel = false;
         const Dims d2 = dimsFor(s.model, s.training, s.parallel);
         const CommContext c2{&s, &d2, &topo, &kc, nullptr};
         s.parallel.tp_comm_overlap = false;
-        const double plain = tpComm(c2, gemms).forward;
+        const double plain = tpComm(c2, lt).forward;
         s.parallel.tp_comm_overlap = true;
-        QCOMPARE(tpComm(c2, gemms).forward, plain);
+        QCOMPARE(tpComm(c2, lt).forward, plain);
+    }
+
+    // The GEMMs as the overlap runs them. TE: a ring-exchanged GEMM is t GEMMs of tokens/t rows;
+    // a pipelined one 4 such GEMMs and, like a bulk-overlapped one, on 132 - 16 of the H100's
+    // SMs. AsyncTP: every fused GEMM in t chunks, no SM margin.
+    void overlappedGemmsRunSplitAndOnFewerSms()
+    {
+        const ModelSpec m = llama8b();
+        Scenario s = llama8bTp8OnH100();
+        s.training.framework = Framework::Megatron;
+        s.parallel.tp_comm_overlap = true;
+        const Dims d = dimsFor(s.model, s.training, s.parallel);
+        KernelModel k = kernels();
+        k.latency = 5e-6; // each chunk is a kernel of its own
+        k.sms = 132;
+        const double slow = 132.0 / 116.0;
+        const double qkv = (d.q + 2 * d.kv) / d.t;
+        const TpGemmSeconds te = tpGemmSeconds(m, d, k, s.training);
+        QVERIFY_CLOSE(te.qkv_f, 8 * k.gemm(d.tokens / 8, d.h, qkv, true), 1e-12);
+        QVERIFY_CLOSE(te.o_f, slow * 4 * k.gemm(d.tokens / 4, d.o / d.t, d.h, true), 1e-12);
+        QVERIFY_CLOSE(te.qkv_wgrad, slow * k.gemm(d.h, d.tokens, qkv, true), 1e-12);
+        // Splitting costs the extra starts (and re-reading the weights per chunk), the margin
+        // 16/116 of the GEMMs beside pipelined and bulk communication.
+        QVERIFY(te.split_f > 0);
+        QVERIFY(te.split_b > 0);
+        const double bulk = te.qkv_dgrad + te.up_dgrad + te.qkv_wgrad + te.up_wgrad;
+        QVERIFY(te.split_b >= bulk * (1 - 1 / slow) - 1e-15);
+        // With HBM fast enough that no chunk is bound by re-reading its weights, AsyncTP's four
+        // forward GEMMs in 8 chunks cost exactly 4 x 7 more kernel starts.
+        k.hbm = 1e18;
+        TrainingSettings tt = fsdp(true);
+        const TpGemmSeconds async = tpGemmSeconds(m, d, k, tt);
+        QVERIFY_CLOSE(async.o_f, 8 * k.gemm(d.tokens / 8, d.o / d.t, d.h, true), 1e-12);
+        QCOMPARE(async.qkv_dgrad, 0.0);
+        QVERIFY_CLOSE(async.split_f, 4 * 7 * k.latency, 1e-9);
     }
 
     void fp8CastBytesFollowTheRecipe()
