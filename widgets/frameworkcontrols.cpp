@@ -105,55 +105,43 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     connectEdits();
 }
 
+template <typename Widget, typename Signal, typename Apply>
+void FrameworkControls::onEdit(Widget* w, Signal signal, const char* field, Apply apply)
+{
+    connect(w, signal, this, [this, field, apply](auto value) {
+        Scenario s = m_scenario;
+        apply(s, value);
+        commit(s, field);
+    });
+}
+
 void FrameworkControls::connectEdits()
 {
-    connect(m_framework, &QComboBox::activated, this, [this](int i) {
-        Scenario s = m_scenario;
-        s.training.framework = kFrameworks[std::size_t(i)];
-        commit(s, "training.framework");
-    });
-    connect(m_attention, &QComboBox::activated, this, [this](int i) {
-        Scenario s = m_scenario;
+    using Box = QComboBox;
+    onEdit(m_framework, &Box::activated, "training.framework",
+           [](Scenario& s, int i) { s.training.framework = kFrameworks[std::size_t(i)]; });
+    onEdit(m_attention, &Box::activated, "training.attention_kernel", [](Scenario& s, int i) {
         s.training.flash_attention = i != kUnfusedAttention;
         if (i != kUnfusedAttention)
             s.training.attention_kernel = kKernels[std::size_t(i)];
-        commit(s, "training.attention_kernel");
     });
-    connect(m_fp8Recipe, &QComboBox::activated, this, [this](int i) {
-        Scenario s = m_scenario;
-        s.training.fp8_recipe = kFp8Recipes[std::size_t(i)];
-        commit(s, "training.fp8_recipe");
-    });
-    connect(m_tpOverlap, &QCheckBox::toggled, this, [this](bool on) {
-        Scenario s = m_scenario;
-        s.parallel.tp_comm_overlap = on;
-        commit(s, "parallel.tp_comm_overlap");
-    });
-    connect(m_gradOverlap, &QCheckBox::toggled, this, [this](bool on) {
-        Scenario s = m_scenario;
-        s.training.overlap_grad_reduce = on;
-        commit(s, "training.overlap_grad_reduce");
-    });
-    connect(m_compile, &QCheckBox::toggled, this, [this](bool on) {
-        Scenario s = m_scenario;
-        s.training.compile = on;
-        commit(s, "training.compile");
-    });
-    connect(m_fsdpVersion, &QComboBox::activated, this, [this](int i) {
-        Scenario s = m_scenario;
-        s.training.fsdp_version = i == 1 ? 1 : 2;
-        commit(s, "training.fsdp_version");
-    });
-    connect(m_prefetch, &QComboBox::activated, this, [this](int i) {
-        Scenario s = m_scenario;
+    onEdit(m_fp8Recipe, &Box::activated, "training.fp8_recipe",
+           [](Scenario& s, int i) { s.training.fp8_recipe = kFp8Recipes[std::size_t(i)]; });
+    onEdit(m_tpOverlap, &QCheckBox::toggled, "parallel.tp_comm_overlap",
+           [](Scenario& s, bool on) { s.parallel.tp_comm_overlap = on; });
+    onEdit(m_gradOverlap, &QCheckBox::toggled, "training.overlap_grad_reduce",
+           [](Scenario& s, bool on) { s.training.overlap_grad_reduce = on; });
+    onEdit(m_compile, &QCheckBox::toggled, "training.compile",
+           [](Scenario& s, bool on) { s.training.compile = on; });
+    onEdit(m_fsdpVersion, &Box::activated, "training.fsdp_version",
+           [](Scenario& s, int i) { s.training.fsdp_version = i == 1 ? 1 : 2; });
+    onEdit(m_prefetch, &Box::activated, "training.fsdp_backward_prefetch", [](Scenario& s, int i) {
         s.training.fsdp_backward_prefetch = kPrefetches[std::size_t(i)];
-        commit(s, "training.fsdp_backward_prefetch");
     });
-    connect(m_reshard, &QComboBox::activated, this, [this](int i) {
-        Scenario s = m_scenario;
-        s.training.fsdp_reshard_after_forward = kReshards[std::size_t(i)];
-        commit(s, "training.fsdp_reshard_after_forward");
-    });
+    onEdit(m_reshard, &Box::activated, "training.fsdp_reshard_after_forward",
+           [](Scenario& s, int i) {
+               s.training.fsdp_reshard_after_forward = kReshards[std::size_t(i)];
+           });
 }
 
 void FrameworkControls::commit(const Scenario& s, const char* field)

@@ -45,6 +45,10 @@ signals:
 
 private:
     void connectEdits();
+    /// Connects `signal` of `w` to an edit of `field`: `apply(scenario, value)` on a copy of the
+    /// shown scenario, then edited().
+    template <typename Widget, typename Signal, typename Apply>
+    void onEdit(Widget* w, Signal signal, const char* field, Apply apply);
     void commit(const Scenario& s, const char* field);
 
     Scenario m_scenario;
