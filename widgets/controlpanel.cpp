@@ -198,7 +198,8 @@ void ControlPanel::build()
     auto [fwGroup, fwForm] = addGroup(tr("Framework"));
     m_frameworkControls = new FrameworkControls(
         fwGroup, fwForm,
-        [&, form = fwForm](const QString& label, QWidget* w) { addRow(form, label, w); });
+        [&](QFormLayout* form, const QString& label, QWidget* w) { addRow(form, label, w); });
+    m_forms.push_back(m_frameworkControls->detailsForm());
     for (QCheckBox* c : fwGroup->findChildren<QCheckBox*>())
         m_fieldLabels[c] = c->text();
     connect(m_frameworkControls, &FrameworkControls::edited, this,

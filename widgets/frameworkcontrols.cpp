@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QSignalBlocker>
+#include <QToolButton>
 
 #include <algorithm>
 #include <array>
@@ -55,8 +56,9 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     : QObject(parent)
 {
     m_framework = new QComboBox(parent);
-    m_framework->addItems({tr("Megatron-LM"), tr("DeepSpeed"), tr("PyTorch FSDP (torchtitan)")});
-    m_framework->setToolTip(tr("The training framework whose defaults the model follows: dtypes, "
+    m_framework->addItems({tr("Megatron-LM"), tr("DeepSpeed"), tr("PyTorch FSDP")});
+    m_framework->setToolTip(tr("The training framework whose defaults the model follows (PyTorch "
+                               "FSDP: torchtitan's): dtypes, "
                                "buckets, sharding, fused kernels (docs/model.md)"));
     m_attention = new QComboBox(parent);
     m_attention->addItems({tr("framework default"), tr("FlashAttention-2"), tr("cuDNN fused"),
@@ -85,15 +87,37 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
                          tr("Whether FSDP frees a block's gathered parameters after its forward "
                             "(ZeRO 3)"));
 
-    addRow(tr("&Framework"), m_framework);
-    addRow(tr("&Attention"), m_attention);
-    addRow(tr("FP8 reci&pe"), m_fp8Recipe);
-    form->addRow(m_tpOverlap);
-    form->addRow(m_gradOverlap);
-    form->addRow(m_compile);
-    addRow(tr("FSDP &version"), m_fsdpVersion);
-    addRow(tr("Backward prefetc&h"), m_prefetch);
-    addRow(tr("Reshard after forward"), m_reshard);
+    // The framework is always shown; its settings fold away (unpainted) until asked for, and
+    // the toggle says how many are set away from the framework's defaults.
+    m_more = new QToolButton(parent);
+    m_more->setCheckable(true);
+    m_more->setAutoRaise(true);
+    m_more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_more->setArrowType(Qt::RightArrow);
+    m_more->setToolTip(tr("Show the framework's settings"));
+    m_details = new QWidget(parent);
+    m_detailsForm = new QFormLayout(m_details);
+    m_detailsForm->setContentsMargins(0, 0, 0, 0);
+    m_detailsForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_details->setVisible(false);
+    connect(m_more, &QToolButton::toggled, this, [this](bool open) {
+        m_more->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        m_details->setVisible(open);
+    });
+
+    addRow(form, tr("&Framework"), m_framework);
+    form->addRow(m_more);
+    form->addRow(m_details);
+    QFormLayout* d = m_detailsForm;
+    addRow(d, tr("&Attention"), m_attention);
+    addRow(d, tr("FP8 reci&pe"), m_fp8Recipe);
+    d->addRow(m_tpOverlap);
+    d->addRow(m_gradOverlap);
+    d->addRow(m_compile);
+    addRow(d, tr("FSDP &version"), m_fsdpVersion);
+    addRow(d, tr("Backward prefetc&h"), m_prefetch);
+    addRow(d, tr("Reshard after forward"), m_reshard);
+    m_more->setAccessibleName(tr("Framework settings"));
     for (QCheckBox* c : {m_tpOverlap, m_gradOverlap, m_compile})
         c->setAccessibleName(c->text());
     // Long item names must not widen the scenario column: the boxes elide instead.
@@ -165,6 +189,13 @@ void FrameworkControls::show(const Scenario& s)
     m_fsdpVersion->setCurrentIndex(t.fsdp_version == 1 ? 1 : 0);
     m_prefetch->setCurrentIndex(indexOf(kPrefetches, t.fsdp_backward_prefetch));
     m_reshard->setCurrentIndex(indexOf(kReshards, t.fsdp_reshard_after_forward));
+
+    const int set = (!t.flash_attention || t.attention_kernel != AttentionKernel::Default) +
+                    (t.fp8_recipe != Fp8Recipe::Default) + s.parallel.tp_comm_overlap +
+                    !t.overlap_grad_reduce + t.compile + (t.fsdp_version != 2) +
+                    (t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default) +
+                    (t.fsdp_reshard_after_forward != ReshardAfterForward::Default);
+    m_more->setText(set == 0 ? tr("Settings: defaults") : tr("Settings: %n set", nullptr, set));
 
     const FrameworkOptions o = frameworkOptions(s);
     setLive(m_fp8Recipe, o.fp8_recipe, t.fp8_recipe != Fp8Recipe::Default);

@@ -11,6 +11,7 @@ class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QString;
+class QToolButton;
 class QWidget;
 
 namespace paralens {
@@ -26,8 +27,9 @@ class FrameworkControls : public QObject
 {
     Q_OBJECT
 public:
-    /// Adds the rows to `form` through `addRow` (label, field widget), the panel's own helper.
-    using AddRow = std::function<void(const QString& label, QWidget* field)>;
+    /// Adds the framework row to `form` and the settings to a folding form of its own, through
+    /// `addRow` (form, label, field widget), the panel's own helper.
+    using AddRow = std::function<void(QFormLayout* form, const QString& label, QWidget* field)>;
     FrameworkControls(QWidget* parent, QFormLayout* form, const AddRow& addRow);
 
     /// Shows `s` without emitting edited().
@@ -39,6 +41,9 @@ public:
     QComboBox* attentionBox() const { return m_attention; }
     QComboBox* fsdpVersionBox() const { return m_fsdpVersion; }
     QCheckBox* compileBox() const { return m_compile; }
+    QToolButton* settingsToggle() const { return m_more; }
+    /// The folding form of the settings (the panel marks its labels on validation errors).
+    QFormLayout* detailsForm() const { return m_detailsForm; }
 
 signals:
     void edited(const paralens::Scenario& scenario, const QString& field);
@@ -61,6 +66,9 @@ private:
     QComboBox* m_fsdpVersion = nullptr;
     QComboBox* m_prefetch = nullptr;
     QComboBox* m_reshard = nullptr;
+    QToolButton* m_more = nullptr;
+    QWidget* m_details = nullptr;
+    QFormLayout* m_detailsForm = nullptr;
 };
 
 } // namespace paralens

@@ -20,6 +20,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QTest>
+#include <QToolButton>
 
 using namespace paralens;
 
@@ -254,6 +255,12 @@ private slots:
         show(panel, s);
         FrameworkControls* fw = panel.frameworkControls();
         QCOMPARE(fw->frameworkBox()->currentText(), QStringLiteral("Megatron-LM"));
+        // The settings fold away until asked for; the toggle counts those set off default.
+        QCOMPARE(fw->settingsToggle()->text(), QStringLiteral("Settings: defaults"));
+        QVERIFY(!fw->settingsToggle()->isChecked());
+        QVERIFY(!fw->attentionBox()->isVisibleTo(&panel));
+        fw->settingsToggle()->click();
+        QVERIFY(fw->attentionBox()->isVisibleTo(&panel));
         // Megatron always fuses its element-wise ops and has no FSDP: those are greyed.
         QVERIFY(!fw->compileBox()->isEnabled());
         QVERIFY(!fw->fsdpVersionBox()->isEnabled());
@@ -295,6 +302,8 @@ private slots:
         QVERIFY(!frameworkOptions(stray).compile);
         QVERIFY(fw->compileBox()->isEnabled());
         QVERIFY(fw->compileBox()->isChecked());
+        // Triton attention, FSDP1 and torch.compile: three settings away from the defaults.
+        QCOMPARE(fw->settingsToggle()->text(), QStringLiteral("Settings: 3 set"));
     }
 
     void offersExactlyThePlanOptionsDegrees()
