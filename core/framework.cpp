@@ -118,10 +118,36 @@ LossBytes crossEntropyBytes(CrossEntropy kind)
 double fsdp1ReduceCopyBytes(const FrameworkConventions& c)
 {
     const double cat = 2 * c.compute_grad_bytes;
-    const double cast = c.compute_grad_bytes + c.grad_reduce_bytes;
+    const double cast = c.compute_grad_bytes == c.grad_reduce_bytes
+                            ? 0.0
+                            : c.compute_grad_bytes + c.grad_reduce_bytes;
     const double predivide = 2 * c.grad_reduce_bytes;
     return cat + cast + predivide;
 }
+
+namespace {
+
+// training.grad_reduce_dtype: the bytes of the gradients the reduction moves and, where the
+// framework keeps them in that dtype, of the gradient buffer. Megatron's main grads are the
+// reduce buffer (mcore DDP grad_reduce_in_fp32); DeepSpeed accumulates and communicates in it
+// (data_types.grad_accum_dtype, communication_data_type); FSDP2 reduce-scatters in it and casts
+// the shard back to its fp32 parameter's dtype, so only the reduce side and the copies into the
+// reduce-scatter input change.
+void applyGradReduceDtype(const TrainingSettings& t, FrameworkConventions& c)
+{
+    if (t.grad_reduce_dtype == GradReduceDtype::Default)
+        return;
+    const double bytes = t.grad_reduce_dtype == GradReduceDtype::Bf16 ? 2.0 : 4.0;
+    c.grad_reduce_bytes = bytes;
+    if (t.framework != Framework::FSDP) {
+        c.grad_bytes = bytes;
+        return;
+    }
+    c.zero3_unit_grad_bytes = c.compute_grad_bytes + bytes;
+    c.zero3_reduce_copy_bytes = c.compute_grad_bytes + bytes;
+}
+
+} // namespace
 
 FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& p)
 {
@@ -153,6 +179,7 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
         c.microbatch_grad_pass_bytes = 2 + 4 + 4 + 4 + 4;
         c.microbatch_grad_pass_calls = 3;
     }
+    applyGradReduceDtype(t, c);
     if (t.framework == Framework::FSDP && p.zero >= 2) {
         // torchtitan's "default": reshard after forward except under PP, "to avoid
         // per-microbatch all-gathers" (distributed/fsdp.py); zero 2 is SHARD_GRAD_OP.

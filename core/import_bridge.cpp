@@ -248,6 +248,10 @@ void readParallel(const Overrides& o, Scenario& s)
     }
     p.offload_optimizer = o.boolean("optimizer.optimizer_cpu_offload").value_or(false);
     s.training.overlap_grad_reduce = o.boolean("ddp.overlap_grad_reduce").value_or(false);
+    const auto ddpFp32 = o.boolean("ddp.grad_reduce_in_fp32");
+    const auto mpFp32 = o.boolean("mixed_precision.grad_reduce_in_fp32");
+    if (const auto fp32 = mpFp32 ? mpFp32 : ddpFp32) // the recipe's field wins at setup
+        s.training.grad_reduce_dtype = *fp32 ? GradReduceDtype::Fp32 : GradReduceDtype::Bf16;
     (void)o.boolean("ddp.overlap_param_gather");
     if (const auto d = o.string("model.moe_token_dispatcher_type")) {
         const std::string backend =

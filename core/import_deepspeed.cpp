@@ -63,6 +63,18 @@ DeepSpeedJson readDeepSpeedJson(std::string_view text, const std::string& source
         }
         if (const json* b = r.child("bf16"); b && !b->is_null())
             jsonio::ObjectReader(*b, "bf16").allow({"enabled"});
+        std::string comm;
+        if (r.readString("communication_data_type", comm)) {
+            if (comm == "bf16")
+                s.training.grad_reduce_dtype = GradReduceDtype::Bf16;
+            else if (comm == "fp32")
+                s.training.grad_reduce_dtype = GradReduceDtype::Fp32;
+            else if (comm != "fp16")
+                throw InputError("communication_data_type", "communication_data_type '" + comm +
+                                                                "' is not fp16, bf16 or fp32");
+        }
+        if (const json* dt = r.child("data_types"); dt && !dt->is_null())
+            jsonio::ObjectReader(*dt, "data_types").allow({"grad_accum_dtype"});
         if (const json* z = r.child("zero_optimization"); z && !z->is_null())
             readZero(*z, s, notes);
         else

@@ -229,6 +229,8 @@ void readSharding(const Flags& f, Scenario& s)
     }
     p.offload_optimizer = f.has("--optimizer-cpu-offload");
     s.training.overlap_grad_reduce = f.has("--overlap-grad-reduce");
+    if (f.has("--grad-reduce-in-bf16"))
+        s.training.grad_reduce_dtype = GradReduceDtype::Bf16;
 }
 
 void readTraining(const Flags& f, const ImportContext& ctx, bool deepspeed, Scenario& s)

@@ -271,7 +271,8 @@ void readTraining(Reader& r, Scenario& s, std::int64_t& local, std::int64_t& glo
     global = r.integer("training", "global_batch_size", -1, bounds::kMaxBatch).value_or(-1);
     t.seq_len = int(r.integer("training", "seq_len", 1, bounds::kMaxSeqLen).value_or(2048));
     const std::string param = r.string("training", "mixed_precision_param").value_or("bfloat16");
-    (void)r.string("training", "mixed_precision_reduce");
+    if (r.string("training", "mixed_precision_reduce").value_or("float32") == "bfloat16")
+        t.grad_reduce_dtype = GradReduceDtype::Bf16;
     if (param != "bfloat16")
         notes.push_back("training.mixed_precision_param " + param + ": modelled as bf16");
     s.parallel.offload_optimizer = r.boolean("training", "enable_cpu_offload").value_or(false);

@@ -108,6 +108,13 @@ void parallel(const Scenario& s, Overrides& o, Warnings& w)
     o.setBool("optimizer.optimizer_cpu_offload", p.offload_optimizer);
     if (p.offload_optimizer) // Megatron-Core's hybrid CPU optimizer runs on this path only
         o.setBool("optimizer.use_precision_aware_optimizer", true);
+    // Megatron-Core's DDP grad_reduce_in_fp32, which the mixed-precision recipe's own field
+    // overrides at setup (MixedPrecisionConfig.setup): both, when the scenario names a dtype.
+    if (s.training.grad_reduce_dtype != GradReduceDtype::Default) {
+        const bool fp32 = s.training.grad_reduce_dtype == GradReduceDtype::Fp32;
+        o.setBool("ddp.grad_reduce_in_fp32", fp32);
+        o.setBool("mixed_precision.grad_reduce_in_fp32", fp32);
+    }
     o.setBool("ddp.overlap_grad_reduce", s.training.overlap_grad_reduce);
     o.setBool("ddp.overlap_param_gather", s.training.overlap_grad_reduce && p.zero >= 1);
 }

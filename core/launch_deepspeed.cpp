@@ -61,6 +61,13 @@ std::string configJson(const Scenario& s, Warnings& w)
     if (t.precision == Precision::FP8)
         w.add("fp8_unsupported", "DeepSpeed's config has no FP8 training setting (nor "
                                  "Megatron-DeepSpeed a flag); written as bf16");
+    // The gradients' accumulation and communication dtype, when not DeepSpeed's (the training
+    // dtype): data_types.grad_accum_dtype and communication_data_type.
+    if (t.grad_reduce_dtype != GradReduceDtype::Default) {
+        const char* dt = t.grad_reduce_dtype == GradReduceDtype::Bf16 ? "bf16" : "fp32";
+        j["communication_data_type"] = dt;
+        j["data_types"] = {{"grad_accum_dtype", dt}};
+    }
     j["zero_optimization"] = zeroSection(s, w);
     j["activation_checkpointing"] = {{"partition_activations", false},
                                      {"contiguous_memory_optimization", false},

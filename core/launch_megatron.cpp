@@ -91,6 +91,9 @@ void shardingArgs(const Scenario& s, ArgList& a, Warnings& w)
         a.flag("--optimizer-cpu-offload");
         a.flag("--use-precision-aware-optimizer"); // arguments.py asserts it with the offload
     }
+    // Megatron-LM accumulates and reduces in fp32 for bf16 unless told (arguments.py).
+    if (s.training.grad_reduce_dtype == GradReduceDtype::Bf16)
+        a.flag("--grad-reduce-in-bf16");
     if (s.training.overlap_grad_reduce) {
         a.flag("--overlap-grad-reduce");
         if (p.zero >= 1)

@@ -159,7 +159,8 @@ void trainingTable(const Scenario& s, std::ostringstream& o, Warnings& w)
     if (s.training.precision == Precision::FP16)
         w.add("fp16_not_written", "torchtitan's training.mixed_precision_param takes bfloat16 or "
                                   "float32, not float16; written as bfloat16");
-    t.str("mixed_precision_reduce", "float32");
+    t.str("mixed_precision_reduce",
+          tr.grad_reduce_dtype == GradReduceDtype::Bf16 ? "bfloat16" : "float32");
     t.boolean("enable_cpu_offload", p.offload_optimizer);
     if (p.offload_optimizer)
         w.add("cpu_offload_moves_all", "training.enable_cpu_offload (FSDP2 CPUOffloadPolicy) "

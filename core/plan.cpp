@@ -55,6 +55,10 @@ constexpr std::array<std::pair<CpComm, std::string_view>, 4> kCpComm{
      {CpComm::P2P, "p2p"},
      {CpComm::AllGather, "all-gather"},
      {CpComm::AllToAll, "a2a"}}};
+constexpr std::array<std::pair<GradReduceDtype, std::string_view>, 3> kGradReduceDtypes{
+    {{GradReduceDtype::Default, "default"},
+     {GradReduceDtype::Fp32, "fp32"},
+     {GradReduceDtype::Bf16, "bf16"}}};
 constexpr std::array<std::pair<ReshardAfterForward, std::string_view>, 3> kReshard{
     {{ReshardAfterForward::Default, "default"},
      {ReshardAfterForward::Always, "always"},
@@ -121,6 +125,11 @@ std::string_view toString(CpComm v)
 {
     return nameOf(kCpComm, v);
 }
+std::string_view toString(GradReduceDtype v)
+{
+    return nameOf(kGradReduceDtypes, v);
+}
+
 std::string_view toString(ReshardAfterForward v)
 {
     return nameOf(kReshard, v);
@@ -162,6 +171,11 @@ std::optional<CpComm> parseCpComm(std::string_view s)
 {
     return valueOf(kCpComm, s);
 }
+std::optional<GradReduceDtype> parseGradReduceDtype(std::string_view s)
+{
+    return valueOf(kGradReduceDtypes, s);
+}
+
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view s)
 {
     return valueOf(kReshard, s);

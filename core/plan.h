@@ -68,6 +68,18 @@ enum class ReshardAfterForward
     Never,
 };
 
+/// The dtype gradients are accumulated and reduced in over DP (training.grad_reduce_dtype).
+enum class GradReduceDtype
+{
+    Default, ///< the framework's: Megatron fp32 main grads (--accumulate-allreduce-grads-in-fp32,
+             ///< on for bf16), DeepSpeed the training dtype, FSDP fp32 (torchtitan
+             ///< mixed_precision_reduce)
+    Fp32,
+    Bf16, ///< Megatron-LM --grad-reduce-in-bf16, Megatron-Bridge ddp.grad_reduce_in_fp32 false,
+          ///< NeMo distributed_fused_adam grad_sync_dtype bf16, torchtitan
+          ///< mixed_precision_reduce bfloat16, DeepSpeed communication_data_type bf16
+};
+
 /// When PyTorch FSDP (zero 3) all-gathers the next unit's parameters in backward
 /// (training.fsdp_backward_prefetch; torch.distributed.fsdp.BackwardPrefetch). NCCL runs every
 /// collective of the group on one stream, so the issue order decides what overlaps.
@@ -221,6 +233,8 @@ struct TrainingSettings
     /// default), 1 is FullyShardedDataParallel with flat parameters (Composer / llm-foundry,
     /// Hugging Face Accelerate's default). They copy different tensors around their collectives.
     int fsdp_version = 2;
+    /// Gradient accumulation and DP reduction dtype (see GradReduceDtype).
+    GradReduceDtype grad_reduce_dtype = GradReduceDtype::Default;
 
     /// Megatron-LM's hidden_dropout / attention_dropout default to 0.1, and Megatron-DeepSpeed's
     /// GPT recipes keep them; torchtitan's Llama has no dropout at all (models/llama/model.py).
@@ -240,6 +254,7 @@ std::string_view toString(MoeDispatcher); ///< "default", "allgather", "alltoall
 std::string_view toString(CpComm);        ///< "default", "p2p", "all-gather", "a2a"
 std::string_view toString(ReshardAfterForward);
 std::string_view toString(FsdpBackwardPrefetch); ///< "default", "backward_pre", ...
+std::string_view toString(GradReduceDtype);      ///< "default", "fp32", "bf16"
 std::string_view toString(AttentionKernel);      ///< "default", "flash2", "fused", "triton"
 std::string_view toString(CrossEntropy);         ///< "default", "megatron", "eager", "fused"
 std::string_view toString(OptimizerImpl);        ///< "default", "fused", "foreach", "for_loop"
@@ -253,6 +268,7 @@ std::optional<Optimizer> parseOptimizer(std::string_view);
 std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view);
 std::optional<CpComm> parseCpComm(std::string_view);
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view);
+std::optional<GradReduceDtype> parseGradReduceDtype(std::string_view);
 std::optional<FsdpBackwardPrefetch> parseFsdpBackwardPrefetch(std::string_view);
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view);
 std::optional<CrossEntropy> parseCrossEntropy(std::string_view);

@@ -21,6 +21,8 @@ constexpr std::array kFp8Recipes{Fp8Recipe::Default, Fp8Recipe::Delayed,     Fp8
                                  Fp8Recipe::Rowwise, Fp8Recipe::RowwiseGwHp, Fp8Recipe::Mxfp8};
 constexpr std::array kPrefetches{FsdpBackwardPrefetch::Default, FsdpBackwardPrefetch::Pre,
                                  FsdpBackwardPrefetch::Post, FsdpBackwardPrefetch::None};
+constexpr std::array kGradDtypes{GradReduceDtype::Default, GradReduceDtype::Fp32,
+                                 GradReduceDtype::Bf16};
 constexpr std::array kReshards{ReshardAfterForward::Default, ReshardAfterForward::Always,
                                ReshardAfterForward::Never};
 // The attention choices: a flash kernel (the framework's or a named one), or none.
@@ -67,6 +69,10 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
                                "one, or unfused softmax with the s² scores stored"));
     m_fp8Recipe = namedBox(parent, kFp8Recipes,
                            tr("How FP8 GEMM operands are scaled; read only with FP8 precision"));
+    m_gradDtype = namedBox(parent, kGradDtypes,
+                           tr("The dtype gradients are accumulated and reduced in over DP "
+                              "(default: Megatron fp32 main grads, DeepSpeed the training "
+                              "dtype, FSDP fp32)"));
     m_tpOverlap = new QCheckBox(tr("TP comm overlap"), parent);
     m_tpOverlap->setToolTip(tr("Overlap TP collectives with the GEMMs (Megatron "
                                "--tp-comm-overlap, torchtitan AsyncTP); TP > 1"));
@@ -111,6 +117,7 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     QFormLayout* d = m_detailsForm;
     addRow(d, tr("&Attention"), m_attention);
     addRow(d, tr("FP8 reci&pe"), m_fp8Recipe);
+    addRow(d, tr("&Gradient dtype"), m_gradDtype);
     d->addRow(m_tpOverlap);
     d->addRow(m_gradOverlap);
     d->addRow(m_compile);
@@ -121,8 +128,8 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     for (QCheckBox* c : {m_tpOverlap, m_gradOverlap, m_compile})
         c->setAccessibleName(c->text());
     // Long item names must not widen the scenario column: the boxes elide instead.
-    for (QComboBox* b :
-         {m_framework, m_attention, m_fp8Recipe, m_fsdpVersion, m_prefetch, m_reshard}) {
+    for (QComboBox* b : {m_framework, m_attention, m_fp8Recipe, m_gradDtype, m_fsdpVersion,
+                         m_prefetch, m_reshard}) {
         b->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         b->setMinimumContentsLength(12);
     }
@@ -151,6 +158,8 @@ void FrameworkControls::connectEdits()
     });
     onEdit(m_fp8Recipe, &Box::activated, "training.fp8_recipe",
            [](Scenario& s, int i) { s.training.fp8_recipe = kFp8Recipes[std::size_t(i)]; });
+    onEdit(m_gradDtype, &Box::activated, "training.grad_reduce_dtype",
+           [](Scenario& s, int i) { s.training.grad_reduce_dtype = kGradDtypes[std::size_t(i)]; });
     onEdit(m_tpOverlap, &QCheckBox::toggled, "parallel.tp_comm_overlap",
            [](Scenario& s, bool on) { s.parallel.tp_comm_overlap = on; });
     onEdit(m_gradOverlap, &QCheckBox::toggled, "training.overlap_grad_reduce",
@@ -177,12 +186,14 @@ void FrameworkControls::show(const Scenario& s)
 {
     m_scenario = s;
     const TrainingSettings& t = s.training;
-    const QSignalBlocker b1(m_framework), b2(m_attention), b3(m_fp8Recipe), b4(m_tpOverlap),
-        b5(m_gradOverlap), b6(m_compile), b7(m_fsdpVersion), b8(m_prefetch), b9(m_reshard);
+    const QSignalBlocker b0(m_gradDtype), b1(m_framework), b2(m_attention), b3(m_fp8Recipe),
+        b4(m_tpOverlap), b5(m_gradOverlap), b6(m_compile), b7(m_fsdpVersion), b8(m_prefetch),
+        b9(m_reshard);
     m_framework->setCurrentIndex(indexOf(kFrameworks, t.framework));
     m_attention->setCurrentIndex(t.flash_attention ? indexOf(kKernels, t.attention_kernel)
                                                    : kUnfusedAttention);
     m_fp8Recipe->setCurrentIndex(indexOf(kFp8Recipes, t.fp8_recipe));
+    m_gradDtype->setCurrentIndex(indexOf(kGradDtypes, t.grad_reduce_dtype));
     m_tpOverlap->setChecked(s.parallel.tp_comm_overlap);
     m_gradOverlap->setChecked(t.overlap_grad_reduce);
     m_compile->setChecked(t.compile);
@@ -191,7 +202,8 @@ void FrameworkControls::show(const Scenario& s)
     m_reshard->setCurrentIndex(indexOf(kReshards, t.fsdp_reshard_after_forward));
 
     const int set = (!t.flash_attention || t.attention_kernel != AttentionKernel::Default) +
-                    (t.fp8_recipe != Fp8Recipe::Default) + s.parallel.tp_comm_overlap +
+                    (t.fp8_recipe != Fp8Recipe::Default) +
+                    (t.grad_reduce_dtype != GradReduceDtype::Default) + s.parallel.tp_comm_overlap +
                     !t.overlap_grad_reduce + t.compile + (t.fsdp_version != 2) +
                     (t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default) +
                     (t.fsdp_reshard_after_forward != ReshardAfterForward::Default);
@@ -214,6 +226,7 @@ QWidget* FrameworkControls::widgetForField(const std::string& field) const
         {"training.flash_attention", m_attention},
         {"training.attention_kernel", m_attention},
         {"training.fp8_recipe", m_fp8Recipe},
+        {"training.grad_reduce_dtype", m_gradDtype},
         {"parallel.tp_comm_overlap", m_tpOverlap},
         {"training.overlap_grad_reduce", m_gradOverlap},
         {"training.compile", m_compile},

@@ -17,7 +17,7 @@ class QWidget;
 namespace paralens {
 
 /// The framework group of the scenario controls: which framework runs the plan and the
-/// settings real runs differ in (attention kernel, FP8 recipe, TP and DP overlap,
+/// settings real runs differ in (attention kernel, FP8 recipe, gradient dtype, TP and DP overlap,
 /// torch.compile, FSDP version, prefetch and reshard). Only the settings the model reads for
 /// the shown plan are live (frameworkOptions()); the others show their value, greyed.
 ///
@@ -60,6 +60,7 @@ private:
     QComboBox* m_framework = nullptr;
     QComboBox* m_attention = nullptr;
     QComboBox* m_fp8Recipe = nullptr;
+    QComboBox* m_gradDtype = nullptr;
     QCheckBox* m_tpOverlap = nullptr;
     QCheckBox* m_gradOverlap = nullptr;
     QCheckBox* m_compile = nullptr;

@@ -259,8 +259,8 @@ private slots:
         QVERIFY(globalBatch >= 0);
         QVERIFY(gpusBox >= 0);
         // model, hardware, schedule, ZeRO, recompute, precision; framework, attention, FP8
-        // recipe, FSDP version, backward prefetch, reshard after forward
-        QCOMPARE(combos.size(), 12);
+        // recipe, gradient dtype, FSDP version, backward prefetch, reshard after forward
+        QCOMPARE(combos.size(), 13);
         QCOMPARE(spins.size(), 5); // GPUs, virtual stages, micro-batch, global batch, seq len
         // sequence parallel; TP comm overlap, DP reduce overlap, torch.compile
         QCOMPARE(checks.size(), 4);
