@@ -669,8 +669,12 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     lt.linear_bw = lt.b + lt.w;
     if (pl.tp > 1 && pl.tp_comm_overlap && pl.sequence_parallel) {
         lt.tp_gemm = tpGemmSeconds(m, d, k, tr);
-        lt.f += lt.tp_gemm.split_f;
-        lt.b += lt.tp_gemm.split_b;
+        // An MoE layer's MLP runs the dispatcher's collectives, not the fused TP ones: its
+        // GEMMs are not split (the dense layer's split times price the dense layers only).
+        if (!(moe && m.isMoe())) {
+            lt.f += lt.tp_gemm.split_f;
+            lt.b += lt.tp_gemm.split_b;
+        }
     }
     lt.f += lt.core.f;
     lt.b += lt.core.b;

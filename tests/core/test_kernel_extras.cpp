@@ -12,6 +12,7 @@
 #include "core/topology.h"
 
 #include "test_close.h"
+#include "test_models.h"
 
 #include <QTest>
 
@@ -471,6 +472,24 @@ private slots:
         QVERIFY_CLOSE(async.o_f, 8 * k.gemm(d.tokens / 8, d.o / d.t, d.h, true), 1e-12);
         QCOMPARE(async.qkv_dgrad, 0.0);
         QVERIFY_CLOSE(async.split_f, 4 * 7 * k.latency, 1e-9);
+
+        // An MoE layer's MLP runs the dispatcher's collectives: nothing of it is split, so the
+        // overlap leaves its compute as it was; a dense layer's grows by the split.
+        const ModelSpec moe = testmodels::mixtral8x7b();
+        ParallelPlan pl = s.parallel;
+        const Dims dm = dimsFor(moe, s.training, pl);
+        const ModelConstants kc;
+        const LayerTimes plainMoe =
+            layerTimes(moe, dm, k, pl, s.training, kc, AttentionSetup{}, true);
+        const LayerTimes plainDense =
+            layerTimes(m, d, k, pl, s.training, kc, AttentionSetup{}, false);
+        pl.tp_comm_overlap = false;
+        const LayerTimes offMoe =
+            layerTimes(moe, dm, k, pl, s.training, kc, AttentionSetup{}, true);
+        const LayerTimes offDense =
+            layerTimes(m, d, k, pl, s.training, kc, AttentionSetup{}, false);
+        QCOMPARE(plainMoe.f, offMoe.f);
+        QVERIFY(plainDense.f > offDense.f);
     }
 
     void fp8CastBytesFollowTheRecipe()
