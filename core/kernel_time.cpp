@@ -354,9 +354,15 @@ TpGemmSeconds tpGemmSeconds(const ModelSpec& m, const Dims& d, const KernelModel
         return g;
     const double qkv = m.isMla() ? 0.0 : (d.q + 2 * d.kv) / d.t;
     const double ffn = double(m.ffn_hidden), up = (d.c - 1) * ffn / d.t;
+    // The fused GEMMs whole: the forward's four and the output projections' input gradients.
+    const double qkvF = k.gemm(d.tokens, d.h, qkv, true), upF = k.gemm(d.tokens, d.h, up, true);
+    const double oF = k.gemm(d.tokens, d.o / d.t, d.h, true);
+    const double downF = k.gemm(d.tokens, ffn / d.t, d.h, true);
+    const double oDgrad = k.gemm(d.tokens, d.h, d.o / d.t, true);
+    const double downDgrad = k.gemm(d.tokens, d.h, ffn / d.t, true);
     // A GEMM of the layer's tokens split into n row chunks, each its own kernel.
-    const auto split = [&](double K, double N, double n) {
-        return n * k.gemm(d.tokens / n, K, N, true);
+    const auto split = [&](double whole, double K, double N, double n) {
+        return n == 1 ? whole : n * k.gemm(d.tokens / n, K, N, true);
     };
     const double tn = d.t;
     if (tr.framework == Framework::FSDP) {
@@ -365,35 +371,30 @@ TpGemmSeconds tpGemmSeconds(const ModelSpec& m, const Dims& d, const KernelModel
         const Fp8Recipe r = resolvedFp8Recipe(tr);
         const bool agFuses = !(k.fp8 && (r == Fp8Recipe::Rowwise || r == Fp8Recipe::RowwiseGwHp));
         const double agSplit = agFuses ? tn : 1.0;
-        g.qkv_f = split(d.h, qkv, agSplit);
-        g.up_f = split(d.h, up, agSplit);
-        g.o_f = split(d.o / d.t, d.h, tn);
-        g.down_f = split(ffn / d.t, d.h, tn);
-        g.o_dgrad = split(d.h, d.o / d.t, agSplit);
-        g.down_dgrad = split(d.h, ffn / d.t, agSplit);
+        g.qkv_f = split(qkvF, d.h, qkv, agSplit);
+        g.up_f = split(upF, d.h, up, agSplit);
+        g.o_f = split(oF, d.o / d.t, d.h, tn);
+        g.down_f = split(downF, ffn / d.t, d.h, tn);
+        g.o_dgrad = split(oDgrad, d.h, d.o / d.t, agSplit);
+        g.down_dgrad = split(downDgrad, d.h, ffn / d.t, agSplit);
     } else {
         // TransformerEngine: ring exchange in t chunks on copy engines; pipeline in 4 chunks and
         // bulk whole, both on the SMs their communication leaves.
         const double slow = k.sms > kUbCommSms ? k.sms / (k.sms - kUbCommSms) : 1.0;
-        g.qkv_f = split(d.h, qkv, tn);
-        g.up_f = split(d.h, up, tn);
-        g.o_f = slow * split(d.o / d.t, d.h, kUbPipelineSplits);
-        g.down_f = slow * split(ffn / d.t, d.h, kUbPipelineSplits);
-        g.o_dgrad = split(d.h, d.o / d.t, tn);
-        g.down_dgrad = split(d.h, ffn / d.t, tn);
+        g.qkv_f = split(qkvF, d.h, qkv, tn);
+        g.up_f = split(upF, d.h, up, tn);
+        g.o_f = slow * split(oF, d.o / d.t, d.h, kUbPipelineSplits);
+        g.down_f = slow * split(downF, ffn / d.t, d.h, kUbPipelineSplits);
+        g.o_dgrad = split(oDgrad, d.h, d.o / d.t, tn);
+        g.down_dgrad = split(downDgrad, d.h, ffn / d.t, tn);
         g.qkv_dgrad = slow * k.gemm(d.tokens, qkv, d.h, true);
         g.up_dgrad = slow * k.gemm(d.tokens, up, d.h, true);
         g.qkv_wgrad = slow * k.gemm(d.h, d.tokens, qkv, true);
         g.up_wgrad = slow * k.gemm(d.h, d.tokens, up, true);
         g.split_b = (g.qkv_dgrad + g.up_dgrad + g.qkv_wgrad + g.up_wgrad) * (1 - 1 / slow);
     }
-    const double whole_f = k.gemm(d.tokens, d.h, qkv, true) + k.gemm(d.tokens, d.h, up, true) +
-                           k.gemm(d.tokens, d.o / d.t, d.h, true) +
-                           k.gemm(d.tokens, ffn / d.t, d.h, true);
-    const double whole_b =
-        k.gemm(d.tokens, d.h, d.o / d.t, true) + k.gemm(d.tokens, d.h, ffn / d.t, true);
-    g.split_f = std::max(0.0, g.qkv_f + g.up_f + g.o_f + g.down_f - whole_f);
-    g.split_b += std::max(0.0, g.o_dgrad + g.down_dgrad - whole_b);
+    g.split_f = std::max(0.0, g.qkv_f + g.up_f + g.o_f + g.down_f - (qkvF + upF + oF + downF));
+    g.split_b += std::max(0.0, g.o_dgrad + g.down_dgrad - (oDgrad + downDgrad));
     // torch.distributed._symmetric_memory's fused matmul + reduce-scatter writes each of the t
     // partial products to its owner and sums the t received chunks (torch.sum over the stacked
     // partials): it reads the whole bf16 output once and writes 1/t of it on the compute stream.
