@@ -11,7 +11,7 @@ FrameworkOptions frameworkOptions(const Scenario& s)
     const bool fsdp = t.framework == Framework::FSDP;
     FrameworkOptions o;
     o.fp8_recipe = t.precision == Precision::FP8;
-    o.tp_comm_overlap = p.tp > 1;
+    o.tp_comm_overlap = p.tp > 1 && p.sequence_parallel; // it splits SP's collectives
     o.compile = fsdp;
     o.fsdp_version = fsdp && p.zero >= 2;
     o.fsdp_reshard = fsdp && p.zero >= 3;

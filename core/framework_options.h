@@ -9,7 +9,7 @@ namespace paralens {
 struct FrameworkOptions
 {
     bool fp8_recipe = false;      ///< training.fp8_recipe: precision fp8
-    bool tp_comm_overlap = false; ///< parallel.tp_comm_overlap: TP > 1
+    bool tp_comm_overlap = false; ///< parallel.tp_comm_overlap: TP > 1 with SP
     bool compile = false;         ///< training.compile: FSDP (Megatron and DeepSpeed always fuse)
     bool fsdp_version = false;    ///< training.fsdp_version: FSDP sharding (zero 2 or 3)
     /// training.fsdp_reshard_after_forward: FSDP zero 3.

@@ -74,8 +74,9 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
                               "(default: Megatron fp32 main grads, DeepSpeed the training "
                               "dtype, FSDP fp32)"));
     m_tpOverlap = new QCheckBox(tr("TP comm overlap"), parent);
-    m_tpOverlap->setToolTip(tr("Overlap TP collectives with the GEMMs (Megatron "
-                               "--tp-comm-overlap, torchtitan AsyncTP); TP > 1"));
+    m_tpOverlap->setToolTip(
+        tr("Overlap TP collectives with the GEMMs (Megatron "
+           "--tp-comm-overlap, torchtitan AsyncTP); TP > 1 with sequence parallel"));
     m_gradOverlap = new QCheckBox(tr("Overlap DP reduce"), parent);
     m_gradOverlap->setToolTip(tr("Reduce gradient buckets while the backward runs; off, the "
                                  "reduction starts after the whole backward"));

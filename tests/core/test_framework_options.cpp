@@ -110,6 +110,11 @@ private slots:
         QVERIFY(!matters(plan(Framework::Megatron, 1, 1), overlap));
         QVERIFY(frameworkOptions(bf16).tp_comm_overlap);
         QVERIFY(matters(bf16, overlap));
+        // Without sequence parallelism there is nothing to split (TP's all-reduces stay).
+        Scenario noSp = bf16;
+        noSp.parallel.sequence_parallel = false;
+        QVERIFY(!frameworkOptions(noSp).tp_comm_overlap);
+        QVERIFY(!matters(noSp, overlap));
     }
 };
 
