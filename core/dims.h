@@ -22,6 +22,7 @@ struct ActivationShape
     bool dropout = true; ///< dropout masks are stored (Korthikanti et al. 2022 count them)
     SelectivePolicy selective = SelectivePolicy::AttentionCore; ///< what selective keeps
     bool tp_gathered_input = false; ///< SP: linears save their gathered input (DTensor TP)
+    bool fp8_linear_inputs = false; ///< linears save their inputs in FP8 (Transformer Engine)
     /// From a scenario (its model is not needed here).
     static ActivationShape of(const Scenario& s);
     /// The same with a framework's selective policy and TP layout.
@@ -93,6 +94,7 @@ inline ActivationShape ActivationShape::of(const Scenario& s, const FrameworkCon
     ActivationShape a = of(s);
     a.selective = fw.selective;
     a.tp_gathered_input = fw.tp_saves_gathered_input && a.sequence_parallel && a.tp > 1;
+    a.fp8_linear_inputs = fw.fp8_saves_quantized_inputs;
     return a;
 }
 

@@ -180,6 +180,9 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
         c.microbatch_grad_pass_calls = 3;
     }
     applyGradReduceDtype(t, c);
+    // Megatron-LM and DeepSpeed run FP8 through Transformer Engine's modules.
+    c.fp8_saves_quantized_inputs =
+        t.precision == Precision::FP8 && t.framework != Framework::FSDP;
     if (t.framework == Framework::FSDP && p.zero >= 2) {
         // torchtitan's "default": reshard after forward except under PP, "to avoid
         // per-microbatch all-gathers" (distributed/fsdp.py); zero 2 is SHARD_GRAD_OP.

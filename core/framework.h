@@ -165,6 +165,13 @@ struct FrameworkConventions
     /// input rather than the shard (DTensor TP in eager mode; Megatron saves the shard and
     /// gathers again in backward).
     bool tp_saves_gathered_input = false;
+    /// FP8 training: each linear saves its input for the weight-gradient GEMM quantized, 1 byte
+    /// an element (Transformer Engine: Linear keeps the FP8 inputmat, LayerNormLinear its FP8
+    /// ln_out, GroupedLinear its FP8 inputs; linear.py / layernorm_linear.py forward, TE 1.x
+    /// and 2.x). torchao's Float8Linear saves the bf16 input and casts again in backward
+    /// (float8_linear.py matmul_with_hp_or_float8_args: save_for_backward(input_hp, ...)).
+    /// Set by conventions(TrainingSettings, ...) only for FP8 runs of a TE framework.
+    bool fp8_saves_quantized_inputs = false;
     /// fp32 copies of the logits alive at the loss's backward peak (one of them is the stored
     /// log-probabilities). Megatron's fused vocab-parallel cross entropy: the fp32 softmax it
     /// stores and turns into the gradient, plus that gradient; torchtitan's cross_entropy on

@@ -13,16 +13,32 @@ double maskBytes(const ActivationShape& a)
     return a.dropout ? 1.0 : 0.0;
 }
 
+// Bytes per element of a tensor a linear saves as its input for the weight gradient.
+double linearInputBytes(const ActivationShape& a)
+{
+    return a.fp8_linear_inputs ? 1.0 : 2.0;
+}
+
+// Bytes per element of the attention output: the out-projection's input, which a flash
+// kernel also keeps (bf16) for its own backward; an FP8 projection then saves its FP8 copy
+// besides it.
+double attentionOutputBytes(const ActivationShape& a)
+{
+    if (!a.fp8_linear_inputs)
+        return 2;
+    return a.flash_attention ? 2 + 1 : 1;
+}
+
 // Attention block of one layer per micro-batch, before the division by CP: norm input 2,
-// QKV input 2 (the gathered one when TP saves it), dropout mask 1 (replicated), Q/K/V and
-// out-proj input (sharded), scores. MLA adds its latents (Dims::latent) and stores Q, K of
-// n_h·d_qk and V, the output of n_h·d_v.
+// QKV input 2 (the gathered one when TP saves it; 1 in FP8), dropout mask 1 (replicated),
+// Q/K/V and out-proj input (sharded), scores. MLA adds its latents (Dims::latent) and stores
+// Q, K of n_h·d_qk and V, the output of n_h·d_v.
 double attentionBlockBytes(const Dims& d, const ActivationShape& a)
 {
     const double sb = d.s * d.b;
-    const double qkvInput = 2 * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
+    const double qkvInput = linearInputBytes(a) * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
     double bytes = (2 + maskBytes(a)) * sb * d.h / d.tsp + qkvInput +
-                   sb * (2 * (d.q + 2 * d.kv) + 2 * d.o) / d.t;
+                   sb * (2 * (d.q + 2 * d.kv) + attentionOutputBytes(a) * d.o) / d.t;
     if (d.latent > 0) // MLA: the latents the up-projections and their norms keep (2 bytes)
         bytes += 2 * sb * d.latent / d.tsp;
     if (a.flash_attention)
@@ -33,14 +49,21 @@ double attentionBlockBytes(const Dims& d, const ActivationShape& a)
     return bytes;
 }
 
-// MLP block: norm input 2, fc1 input 2 (gathered when TP saves it), dropout mask 1 (replicated)
-// + the GeLU/SwiGLU tensors.
+// Bytes per token per MLP hidden unit stored for the backward: Dims::mlpStoredBytes(), whose
+// last 2 (the fc2 input) an FP8 fc2 saves in 1.
+double mlpStored(const Dims& d, const ActivationShape& a)
+{
+    return d.mlpStoredBytes() - 2 + linearInputBytes(a);
+}
+
+// MLP block: norm input 2, fc1 input 2 (gathered when TP saves it; 1 in FP8), dropout mask 1
+// (replicated) + the GeLU/SwiGLU tensors.
 double mlpBlockBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
 {
     const double sb = d.s * d.b;
-    const double fc1Input = 2 * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
+    const double fc1Input = linearInputBytes(a) * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
     return (2 + maskBytes(a)) * sb * d.h / d.tsp + fc1Input +
-           sb * d.mlpStoredBytes() * double(m.ffn_hidden) / d.t;
+           sb * mlpStored(d, a) * double(m.ffn_hidden) / d.t;
 }
 
 // torchtitan's per-op selective AC (parallelisms/parallelize_llama.py, _save_list and its
@@ -130,10 +153,15 @@ double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a
         return 2 * sb * d.h / d.tsp / d.cp;
     const double k = m.moe.top_k;
     const double fe = double(m.moe.expert_ffn_hidden);
-    // Norm input 2h + mask 1h + router input 2h + permuted copies 2kh + combine 2kh + logits 4E.
+    // Norm input 2h + mask 1h + router input 2h + permuted copies 2kh (the experts' fc1 input:
+    // 1kh in FP8) + combine 2kh + logits 4E. The shared experts read the router's input; in FP8
+    // their fc1 saves its own FP8 copy of it.
+    double permuted = linearInputBytes(a) * k * d.h;
+    if (a.fp8_linear_inputs && m.moe.shared_experts > 0)
+        permuted += d.h;
     const double replicated =
-        ((4 + maskBytes(a)) * d.h + 4 * k * d.h + 4.0 * m.moe.experts) / d.tsp;
-    const double stored = d.mlpStoredBytes();
+        ((4 + maskBytes(a)) * d.h + permuted + 2 * k * d.h + 4.0 * m.moe.experts) / d.tsp;
+    const double stored = mlpStored(d, a);
     const double experts = (k * stored * fe + m.moe.shared_experts * stored * fe) / d.t;
     ActivationShape attn = a;
     attn.tp_gathered_input = false; // the MoE estimate keeps Megatron's layout

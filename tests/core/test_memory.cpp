@@ -163,6 +163,66 @@ private slots:
         QCOMPARE(moeLayerActivationBytes(mha, a), notes);
     }
 
+    // Transformer Engine saves each FP8 linear's input quantized (1 byte) for its weight
+    // gradient; the fused attention keeps its bf16 output besides the projection's FP8 copy
+    // (docs/formulas.md §3.2). Llama 3 70B at t 4 with SP, s 8192, flash, no dropout: the QKV
+    // and fc1 inputs (h/t each), the fc2 input (ffn/t) are saved at 1 byte, the projection adds
+    // o/t: 8192 · (2·8192 + 28672 − 8192)/4 bytes fewer per layer.
+    void fp8LinearInputsSavedQuantized()
+    {
+        const ModelSpec m = llama3_70b();
+        ActivationShape a;
+        a.seq = 8192;
+        a.tp = 4;
+        a.sequence_parallel = true;
+        a.flash_attention = true;
+        a.dropout = false;
+        ActivationShape q = a;
+        q.fp8_linear_inputs = true;
+        const double saved = 8192.0 * (2 * 8192 + 28672 - 8192) / 4;
+        QCOMPARE(denseLayerActivationBytes(m, a) - denseLayerActivationBytes(m, q), saved);
+        // Without the fused kernel nothing else holds the attention output: o/t is saved too.
+        a.flash_attention = q.flash_attention = false;
+        a.recompute = q.recompute = Recompute::Selective;
+        QCOMPARE(denseLayerActivationBytes(m, a) - denseLayerActivationBytes(m, q),
+                 8192.0 * (2 * 8192 + 28672 + 8192) / 4);
+        // Full recompute keeps the bf16 layer input alone.
+        a.recompute = q.recompute = Recompute::Full;
+        QCOMPARE(denseLayerActivationBytes(m, q), denseLayerActivationBytes(m, a));
+        // MoE (Mixtral, t 1, flash): QKV input h, the k permuted copies k·h, the experts' fc2
+        // inputs k·ffn_e; the projection's FP8 copy adds o = h back.
+        const ModelSpec x = mixtral8x7b();
+        ActivationShape e;
+        e.seq = 4096;
+        e.flash_attention = true;
+        e.dropout = false;
+        ActivationShape eq = e;
+        eq.fp8_linear_inputs = true;
+        QCOMPARE(moeLayerActivationBytes(x, e) - moeLayerActivationBytes(x, eq),
+                 4096.0 * (2 * 4096 + 2 * 14336));
+        // A shared expert's fc1 keeps its own FP8 copy of the router input (h).
+        ModelSpec sh = x;
+        sh.moe.shared_experts = 1;
+        QCOMPARE(moeLayerActivationBytes(sh, e) - moeLayerActivationBytes(sh, eq),
+                 4096.0 * (2 * 4096 + 2 * 14336 + 14336 - 4096));
+    }
+
+    // Which runs save FP8 inputs: Transformer Engine frameworks in FP8 only; torchao's
+    // Float8Linear (torchtitan, FSDP) saves the bf16 input.
+    void fp8InputsFollowTheFramework()
+    {
+        TrainingSettings t;
+        t.precision = Precision::FP8;
+        ParallelPlan p;
+        for (Framework f : {Framework::Megatron, Framework::DeepSpeed, Framework::FSDP}) {
+            t.framework = f;
+            QCOMPARE(conventions(t, p).fp8_saves_quantized_inputs, f != Framework::FSDP);
+        }
+        t.framework = Framework::Megatron;
+        t.precision = Precision::BF16;
+        QVERIFY(!conventions(t, p).fp8_saves_quantized_inputs);
+    }
+
     // ZB-V / DualPipeV put model chunks r and 2p − 1 − r on device r (Qi et al. 2024, "Pipeline
     // Parallelism with Controllable Memory"; deepseek-ai/DualPipe dualpipev.py): the embedding
     // (chunk 0) and the final norm + LM head + loss (chunk 2p − 1) both on device 0, the last
