@@ -51,7 +51,7 @@ template <typename Coll>
 void zero3Costs(const CommContext& c, const FrameworkConventions& fw, const StageParams& sp,
                 double units, const Coll& coll, DpCosts& dp)
 {
-    const double grb = fw.grad_reduce_bytes, wb = fw.weight_bytes;
+    const double grb = fw.grad_reduce_bytes, wb = fw.weight_bytes, lgb = fw.linear_gather_bytes;
     const Zero3Units u = zero3Units(fw, sp, units);
     // DeepSpeed fetches tensor by tensor: every gather pays its own latency (a dense layer's
     // tensors for every layer).
@@ -59,7 +59,7 @@ void zero3Costs(const CommContext& c, const FrameworkConventions& fw, const Stag
     const double n = u.layers * perLayer;
     const double expertPer = sp.expert / u.layers;
     const double agOne =
-        coll(Collective::AllGather, u.layer * wb / perLayer, expertPer * wb / perLayer);
+        coll(Collective::AllGather, u.layer * lgb / perLayer, expertPer * lgb / perLayer);
     const double rsOne = coll(Collective::ReduceScatter, u.layer * grb, expertPer * grb);
     const double agRoot = u.root > 0 ? coll(Collective::AllGather, u.root * wb, 0.0) : 0.0;
     const double rsRoot = u.root > 0 ? coll(Collective::ReduceScatter, u.root * grb, 0.0) : 0.0;
@@ -157,6 +157,11 @@ DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConve
     auto coll = [&](Collective k, double denseBytes, double expertBytes) {
         return one(k, links.dense, denseBytes) + one(k, links.expert, expertBytes);
     };
+    // The parameter all-gather: the linears' weights at linear_gather_bytes (FP8 parameters),
+    // the embedding and LM head at weight_bytes.
+    const double gatherDense =
+        sp.embedding * wb + (sp.dense - sp.embedding) * fw.linear_gather_bytes;
+    const double gatherExpert = sp.expert * fw.linear_gather_bytes;
     DpCosts dp;
     switch (pl.zero) {
     case 0:
@@ -164,7 +169,7 @@ DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConve
         break;
     case 1:
         dp.grad_tail = coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);
-        dp.param_tail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
+        dp.param_tail = coll(Collective::AllGather, gatherDense, gatherExpert);
         break;
     case 2:
         // Unit by unit, each collective with its own latency (FrameworkConventions).
@@ -172,7 +177,7 @@ DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConve
             zero3Costs(c, fw, sp, units, coll, dp);
             break;
         }
-        dp.param_tail = coll(Collective::AllGather, sp.dense * wb, sp.expert * wb);
+        dp.param_tail = coll(Collective::AllGather, gatherDense, gatherExpert);
         if (fw.zero3_accumulate_unsharded) {
             // FSDP under PP: one reduce-scatter after the stage's last backward.
             dp.grad_tail = coll(Collective::ReduceScatter, sp.dense * grb, sp.expert * grb);

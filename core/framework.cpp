@@ -181,8 +181,14 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
     }
     applyGradReduceDtype(t, c);
     // Megatron-LM and DeepSpeed run FP8 through Transformer Engine's modules.
-    c.fp8_saves_quantized_inputs =
-        t.precision == Precision::FP8 && t.framework != Framework::FSDP;
+    c.fp8_saves_quantized_inputs = t.precision == Precision::FP8 && t.framework != Framework::FSDP;
+    c.linear_gather_bytes = c.weight_bytes;
+    if (t.precision == Precision::FP8 && t.framework == Framework::Megatron) {
+        if (t.fp8_param_gather)
+            c.linear_gather_bytes = 1;
+        else
+            c.fp8_weight_cache_bytes = 2;
+    }
     if (t.framework == Framework::FSDP && p.zero >= 2) {
         // torchtitan's "default": reshard after forward except under PP, "to avoid
         // per-microbatch all-gathers" (distributed/fsdp.py); zero 2 is SHARD_GRAD_OP.

@@ -172,6 +172,17 @@ struct FrameworkConventions
     /// (float8_linear.py matmul_with_hp_or_float8_args: save_for_backward(input_hp, ...)).
     /// Set by conventions(TrainingSettings, ...) only for FP8 runs of a TE framework.
     bool fp8_saves_quantized_inputs = false;
+    /// Bytes per FP8 linear weight element of Transformer Engine's cached quantized copies: with
+    /// bf16 weights TE quantizes each weight once per step into a cached workspace, rowwise for
+    /// the forward GEMM and columnwise (transposed) for the data-gradient GEMM, 1 + 1 bytes
+    /// (module base.py get_weight_workspace with cache_name "weight" when is_first_microbatch is
+    /// not None, as Megatron-Core's TE wrappers pass it). FP8 parameters (fp8_param_gather) are
+    /// those quantized tensors themselves: no cache. 0 outside Megatron FP8.
+    double fp8_weight_cache_bytes = 0;
+    /// Bytes per element a ZeRO parameter all-gather moves for the layers' linear weights:
+    /// weight_bytes, or 1 when they are FP8 parameters (Megatron's distributed optimizer gathers
+    /// them in FP8). Embedding, LM head and norms stay at weight_bytes.
+    double linear_gather_bytes = 2;
     /// fp32 copies of the logits alive at the loss's backward peak (one of them is the stored
     /// log-probabilities). Megatron's fused vocab-parallel cross entropy: the fp32 softmax it
     /// stores and turns into the gradient, plus that gradient; torchtitan's cross_entropy on

@@ -13,6 +13,7 @@ FrameworkOptions frameworkOptions(const Scenario& s)
     o.fp8_recipe = t.precision == Precision::FP8;
     o.tp_comm_overlap = p.tp > 1 && p.sequence_parallel; // it splits SP's collectives
     o.compile = fsdp;
+    o.fp8_param_gather = t.framework == Framework::Megatron && t.precision == Precision::FP8;
     o.fsdp_version = fsdp && p.zero >= 2;
     o.fsdp_reshard = fsdp && p.zero >= 3;
     o.fsdp_prefetch = fsdp && conventions(t, p).zero3_reshard_after_forward;

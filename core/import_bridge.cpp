@@ -282,6 +282,10 @@ void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
     t.precision = mp.find("fp8") != std::string::npos    ? Precision::FP8
                   : mp.find("fp16") != std::string::npos ? Precision::FP16
                                                          : Precision::BF16;
+    // Bridge's FP8 mixed-precision recipes (delayed, current scaling, MXFP8) set
+    // fp8_param_gather (training/mixed_precision.py); the file's own value wins.
+    const auto fp8Params = o.boolean("mixed_precision.fp8_param_gather");
+    t.fp8_param_gather = t.precision == Precision::FP8 && fp8Params.value_or(true);
     const std::string g = o.string("model.recompute_granularity").value_or("");
     t.recompute = g == "full"        ? Recompute::Full
                   : g == "selective" ? Recompute::Selective

@@ -247,6 +247,7 @@ void readTraining(const Flags& f, const ImportContext& ctx, bool deepspeed, Scen
     t.precision = f.has("--fp8-format") ? Precision::FP8
                   : f.has("--fp16")     ? Precision::FP16
                                         : Precision::BF16;
+    t.fp8_param_gather = t.precision == Precision::FP8 && f.has("--fp8-param-gather");
     if (!f.has("--fp16") && !f.has("--bf16"))
         ctx.notes.push_back("neither --bf16 nor --fp16: fp32 training, modelled as bf16");
     const std::string granularity = f.value("--recompute-granularity").value_or("");

@@ -207,6 +207,9 @@ void training(const Scenario& s, Overrides& o, Warnings& w)
     o.set("mixed_precision", t.precision == Precision::FP8 ? "bf16_with_fp8_delayed_scaling_mixed"
                              : t.precision == Precision::FP16 ? "fp16_mixed"
                                                               : "bf16_mixed");
+    // Bridge's FP8 recipes turn FP8 parameters on (training/mixed_precision.py): say which.
+    if (t.precision == Precision::FP8)
+        o.setBool("mixed_precision.fp8_param_gather", t.fp8_param_gather);
     o.set("model.recompute_granularity",
           t.recompute == Recompute::None ? "null" : std::string(toString(t.recompute)));
     o.set("model.recompute_method", t.recompute == Recompute::Full ? "uniform" : "null");

@@ -182,6 +182,8 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
             break;
         }
         a.opt("--fp8-recipe", recipe);
+        if (t.fp8_param_gather)
+            a.flag("--fp8-param-gather");
     }
     if (t.recompute != Recompute::None)
         a.opt("--recompute-granularity", std::string(toString(t.recompute)));

@@ -292,6 +292,11 @@ ModelStateBytes modelStateBytes(double params, const FrameworkConventions& fw, i
     return b;
 }
 
+double linearWeights(const StageParams& sp)
+{
+    return sp.dense - sp.embedding + sp.expert;
+}
+
 void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelConstants& k,
                  std::span<const StageLayers> layers, std::span<const StageParams> params,
                  std::span<const double> inflight, Estimate& est)
@@ -365,7 +370,10 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
                 modelStateBytes(sp.dense, fw, pl.zero, shards.dense, pl.offload_optimizer);
             const ModelStateBytes expert =
                 modelStateBytes(sp.expert, fw, pl.zero, shards.expert, pl.offload_optimizer);
-            states = {dense.parameters + expert.parameters,
+            // Transformer Engine's cached FP8 copies of the (replicated) linear weights.
+            const double fp8Cache =
+                pl.zero <= 2 ? fw.fp8_weight_cache_bytes * linearWeights(sp) : 0.0;
+            states = {dense.parameters + expert.parameters + fp8Cache,
                       gradsAtPeak ? dense.gradients + expert.gradients : 0.0,
                       dense.optimizer_states + expert.optimizer_states,
                       commBufferBytes(pl, fw, k, st, sp, st.last ? headParams : 0.0, groups)};

@@ -45,6 +45,10 @@ struct ModelStateBytes
     double total() const { return parameters + gradients + optimizer_states; }
 };
 
+/// The parameters of a stage's layer linears (what FP8 GEMMs read): all but the embedding and
+/// LM head; norms, biases and routers, well under 1 % of a layer, are counted with them.
+double linearWeights(const StageParams& sp);
+
 /// ZeRO semantics (Rajbhandari et al. 2020) with a framework's dtypes, for `params` parameters
 /// replicated over a shard group of `shard` GPUs: stage 0 nothing sharded; 1 optimizer states
 /// (Megatron's distributed optimizer); 2 + gradients; 3 (FSDP FULL_SHARD) + parameters.

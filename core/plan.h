@@ -235,6 +235,11 @@ struct TrainingSettings
     int fsdp_version = 2;
     /// Gradient accumulation and DP reduction dtype (see GradReduceDtype).
     GradReduceDtype grad_reduce_dtype = GradReduceDtype::Default;
+    /// Megatron in FP8 only: the linears' weights are FP8 parameters, gathered by the distributed
+    /// optimizer in FP8 (Megatron-LM --fp8-param-gather, Megatron-Bridge
+    /// mixed_precision.fp8_param_gather, NeMo 1.x fp8_params). Off (Megatron-LM's default), the
+    /// bf16 weights stay and Transformer Engine caches an FP8 copy of each beside them.
+    bool fp8_param_gather = false;
 
     /// Megatron-LM's hidden_dropout / attention_dropout default to 0.1, and Megatron-DeepSpeed's
     /// GPT recipes keep them; torchtitan's Llama has no dropout at all (models/llama/model.py).

@@ -130,6 +130,7 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readEnum("fsdp_backward_prefetch", ts.fsdp_backward_prefetch, parseFsdpBackwardPrefetch,
                "default, backward_pre, backward_post, none");
     r.readInt("fsdp_version", ts.fsdp_version, 1, 2);
+    r.readBool("fp8_param_gather", ts.fp8_param_gather);
     r.readEnum("grad_reduce_dtype", ts.grad_reduce_dtype, parseGradReduceDtype,
                "default, fp32, bf16");
     r.finish();
@@ -154,7 +155,8 @@ constexpr std::array kKeyOrder{
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
     "attention_kernel", "cross_entropy", "optimizer", "optimizer_impl", "framework",
     "overlap_grad_reduce", "compile", "fp8_recipe", "moe_load_imbalance", "dropout",
-    "fsdp_reshard_after_forward", "fsdp_backward_prefetch", "fsdp_version", "grad_reduce_dtype"};
+    "fsdp_reshard_after_forward", "fsdp_backward_prefetch", "fsdp_version", "grad_reduce_dtype",
+    "fp8_param_gather"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -298,6 +300,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["fsdp_version"] = t.fsdp_version;
     if (t.grad_reduce_dtype != GradReduceDtype::Default)
         j["training"]["grad_reduce_dtype"] = std::string(toString(t.grad_reduce_dtype));
+    if (t.fp8_param_gather)
+        j["training"]["fp8_param_gather"] = true;
     if (!s.calibration.empty())
         j["calibration"] = s.calibration;
     return j;
@@ -357,7 +361,8 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.fp8_recipe == b.fp8_recipe && a.cross_entropy == b.cross_entropy &&
            a.optimizer_impl == b.optimizer_impl &&
            a.fsdp_backward_prefetch == b.fsdp_backward_prefetch &&
-           a.fsdp_version == b.fsdp_version && a.grad_reduce_dtype == b.grad_reduce_dtype;
+           a.fsdp_version == b.fsdp_version && a.grad_reduce_dtype == b.grad_reduce_dtype &&
+           a.fp8_param_gather == b.fp8_param_gather;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

@@ -83,6 +83,10 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     m_compile = new QCheckBox(tr("torch.compile"), parent);
     m_compile->setToolTip(tr("Fuse PyTorch FSDP's element-wise ops (Megatron-LM and DeepSpeed "
                              "always run fused kernels)"));
+    m_fp8Params = new QCheckBox(tr("FP8 parameters"), parent);
+    m_fp8Params->setToolTip(
+        tr("Megatron in FP8: the weights are FP8 parameters, gathered in FP8 (--fp8-param-gather); "
+           "off, Transformer Engine keeps an FP8 copy beside each bf16 weight"));
     m_fsdpVersion = new QComboBox(parent);
     m_fsdpVersion->addItems({tr("FSDP2 (fully_shard)"), tr("FSDP1 (flat parameters)")});
     m_fsdpVersion->setToolTip(tr("PyTorch FSDP under ZeRO 2/3: FSDP2 copies around each "
@@ -118,6 +122,7 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     QFormLayout* d = m_detailsForm;
     addRow(d, tr("&Attention"), m_attention);
     addRow(d, tr("FP8 reci&pe"), m_fp8Recipe);
+    d->addRow(m_fp8Params);
     addRow(d, tr("&Gradient dtype"), m_gradDtype);
     d->addRow(m_tpOverlap);
     d->addRow(m_gradOverlap);
@@ -126,7 +131,7 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     addRow(d, tr("Backward prefetc&h"), m_prefetch);
     addRow(d, tr("Reshard after forward"), m_reshard);
     m_more->setAccessibleName(tr("Framework settings"));
-    for (QCheckBox* c : {m_tpOverlap, m_gradOverlap, m_compile})
+    for (QCheckBox* c : {m_fp8Params, m_tpOverlap, m_gradOverlap, m_compile})
         c->setAccessibleName(c->text());
     // Long item names must not widen the scenario column: the boxes elide instead.
     for (QComboBox* b : {m_framework, m_attention, m_fp8Recipe, m_gradDtype, m_fsdpVersion,
@@ -159,6 +164,8 @@ void FrameworkControls::connectEdits()
     });
     onEdit(m_fp8Recipe, &Box::activated, "training.fp8_recipe",
            [](Scenario& s, int i) { s.training.fp8_recipe = kFp8Recipes[std::size_t(i)]; });
+    onEdit(m_fp8Params, &QCheckBox::toggled, "training.fp8_param_gather",
+           [](Scenario& s, bool on) { s.training.fp8_param_gather = on; });
     onEdit(m_gradDtype, &Box::activated, "training.grad_reduce_dtype",
            [](Scenario& s, int i) { s.training.grad_reduce_dtype = kGradDtypes[std::size_t(i)]; });
     onEdit(m_tpOverlap, &QCheckBox::toggled, "parallel.tp_comm_overlap",
@@ -189,12 +196,13 @@ void FrameworkControls::show(const Scenario& s)
     const TrainingSettings& t = s.training;
     const QSignalBlocker b0(m_gradDtype), b1(m_framework), b2(m_attention), b3(m_fp8Recipe),
         b4(m_tpOverlap), b5(m_gradOverlap), b6(m_compile), b7(m_fsdpVersion), b8(m_prefetch),
-        b9(m_reshard);
+        b9(m_reshard), b10(m_fp8Params);
     m_framework->setCurrentIndex(indexOf(kFrameworks, t.framework));
     m_attention->setCurrentIndex(t.flash_attention ? indexOf(kKernels, t.attention_kernel)
                                                    : kUnfusedAttention);
     m_fp8Recipe->setCurrentIndex(indexOf(kFp8Recipes, t.fp8_recipe));
     m_gradDtype->setCurrentIndex(indexOf(kGradDtypes, t.grad_reduce_dtype));
+    m_fp8Params->setChecked(t.fp8_param_gather);
     m_tpOverlap->setChecked(s.parallel.tp_comm_overlap);
     m_gradOverlap->setChecked(t.overlap_grad_reduce);
     m_compile->setChecked(t.compile);
@@ -203,7 +211,7 @@ void FrameworkControls::show(const Scenario& s)
     m_reshard->setCurrentIndex(indexOf(kReshards, t.fsdp_reshard_after_forward));
 
     const int set = (!t.flash_attention || t.attention_kernel != AttentionKernel::Default) +
-                    (t.fp8_recipe != Fp8Recipe::Default) +
+                    (t.fp8_recipe != Fp8Recipe::Default) + t.fp8_param_gather +
                     (t.grad_reduce_dtype != GradReduceDtype::Default) + s.parallel.tp_comm_overlap +
                     !t.overlap_grad_reduce + t.compile + (t.fsdp_version != 2) +
                     (t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default) +
@@ -212,6 +220,7 @@ void FrameworkControls::show(const Scenario& s)
 
     const FrameworkOptions o = frameworkOptions(s);
     setLive(m_fp8Recipe, o.fp8_recipe, t.fp8_recipe != Fp8Recipe::Default);
+    setLive(m_fp8Params, o.fp8_param_gather, t.fp8_param_gather);
     setLive(m_tpOverlap, o.tp_comm_overlap, s.parallel.tp_comm_overlap);
     setLive(m_compile, o.compile, t.compile);
     setLive(m_fsdpVersion, o.fsdp_version, t.fsdp_version != 2);
@@ -228,6 +237,7 @@ QWidget* FrameworkControls::widgetForField(const std::string& field) const
         {"training.attention_kernel", m_attention},
         {"training.fp8_recipe", m_fp8Recipe},
         {"training.grad_reduce_dtype", m_gradDtype},
+        {"training.fp8_param_gather", m_fp8Params},
         {"parallel.tp_comm_overlap", m_tpOverlap},
         {"training.overlap_grad_reduce", m_gradOverlap},
         {"training.compile", m_compile},

@@ -17,9 +17,10 @@ class QWidget;
 namespace paralens {
 
 /// The framework group of the scenario controls: which framework runs the plan and the
-/// settings real runs differ in (attention kernel, FP8 recipe, gradient dtype, TP and DP overlap,
-/// torch.compile, FSDP version, prefetch and reshard). Only the settings the model reads for
-/// the shown plan are live (frameworkOptions()); the others show their value, greyed.
+/// settings real runs differ in (attention kernel, FP8 recipe, FP8 parameters, gradient dtype,
+/// TP and DP overlap, torch.compile, FSDP version, prefetch and reshard). Only the settings the
+/// model reads for the shown plan are live (frameworkOptions()); the others show their value,
+/// greyed.
 ///
 /// One direction, as ControlPanel: an edit emits edited() with the whole new scenario; the
 /// values change when show() hands the document's scenario back.
@@ -64,6 +65,7 @@ private:
     QCheckBox* m_tpOverlap = nullptr;
     QCheckBox* m_gradOverlap = nullptr;
     QCheckBox* m_compile = nullptr;
+    QCheckBox* m_fp8Params = nullptr;
     QComboBox* m_fsdpVersion = nullptr;
     QComboBox* m_prefetch = nullptr;
     QComboBox* m_reshard = nullptr;

@@ -262,8 +262,8 @@ private slots:
         // recipe, gradient dtype, FSDP version, backward prefetch, reshard after forward
         QCOMPARE(combos.size(), 13);
         QCOMPARE(spins.size(), 5); // GPUs, virtual stages, micro-batch, global batch, seq len
-        // sequence parallel; TP comm overlap, DP reduce overlap, torch.compile
-        QCOMPARE(checks.size(), 4);
+        // sequence parallel; FP8 parameters, TP comm overlap, DP reduce overlap, torch.compile
+        QCOMPARE(checks.size(), 5);
 
         const int sliderKeys[] = {Qt::Key_Left, Qt::Key_Right,  Qt::Key_Home,
                                   Qt::Key_End,  Qt::Key_PageUp, Qt::Key_PageDown};

@@ -95,6 +95,22 @@ private slots:
         QVERIFY(!matters(kept, none));
     }
 
+    // FP8 parameters change Megatron's weights and their gather in FP8 only: the DP gather
+    // moves 1 byte per linear weight (zero 1 with DP > 1), so the step time moves there.
+    void fp8ParamsOnlyForMegatronFp8()
+    {
+        auto on = [](Scenario& s) { s.training.fp8_param_gather = true; };
+        const Scenario fp8 = plan(Framework::Megatron, 1, 1, Precision::FP8);
+        QVERIFY(frameworkOptions(fp8).fp8_param_gather);
+        QVERIFY(matters(fp8, on));
+        for (const Scenario& s :
+             {plan(Framework::Megatron, 1, 1), plan(Framework::FSDP, 1, 3, Precision::FP8),
+              plan(Framework::DeepSpeed, 1, 1, Precision::FP8)}) {
+            QVERIFY(!frameworkOptions(s).fp8_param_gather);
+            QVERIFY(!matters(s, on));
+        }
+    }
+
     void fp8RecipeOnlyWithFp8AndTpOverlapOnlyWithTp()
     {
         auto rowwise = [](Scenario& s) { s.training.fp8_recipe = Fp8Recipe::Rowwise; };

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// training.fp8_param_gather and Transformer Engine's cached FP8 weights: the bytes each keeps
+// (hand-counted from Llama 3 70B's shapes, Llama 3 paper Table 3), what the DP parameter
+// gather moves, and that the Megatron and Megatron-Bridge launch files say it and read it back.
+#include "core/error.h"
+#include "core/evaluate.h"
+#include "core/framework.h"
+#include "core/launch_config.h"
+#include "core/launch_import.h"
+#include "core/scenario_io.h"
+#include "test_scenarios.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace paralens;
+using namespace paralens::testmodels;
+
+namespace {
+
+// Llama 3 70B on 8 H100: t 4 with SP, dp 2, Megatron's distributed optimizer, FP8.
+Scenario fp8Plan(bool params, int zero = 1)
+{
+    Scenario s = scenario(llama3_70b(), h100_sxm(), 4, 1, 2, 16, 8192);
+    s.parallel.zero = zero;
+    s.training.framework = Framework::Megatron;
+    s.training.precision = Precision::FP8;
+    s.training.recompute = Recompute::Full;
+    s.training.fp8_param_gather = params;
+    return s;
+}
+
+FrameworkConventions conv(Framework f, Precision p, bool params)
+{
+    Scenario s = fp8Plan(params);
+    s.training.framework = f;
+    s.training.precision = p;
+    return conventions(s.training, s.parallel);
+}
+
+double dpSeconds(const Estimate& e)
+{
+    return e.time.exposed.dp + e.time.overlapped.dp;
+}
+
+bool warns(const LaunchConfig& c, const std::string& id)
+{
+    return std::any_of(c.warnings.begin(), c.warnings.end(),
+                       [&](const LaunchWarning& w) { return w.id == id; });
+}
+
+} // namespace
+
+class TestFp8Params : public QObject
+{
+    Q_OBJECT
+private slots:
+    void conventionsPerFramework()
+    {
+        // Megatron FP8 with bf16 weights: TE's rowwise + columnwise copies, 1 + 1 bytes.
+        const FrameworkConventions cache = conv(Framework::Megatron, Precision::FP8, false);
+        QCOMPARE(cache.fp8_weight_cache_bytes, 2.0);
+        QCOMPARE(cache.linear_gather_bytes, 2.0);
+        // FP8 parameters: no cache, gathered at 1 byte.
+        const FrameworkConventions params = conv(Framework::Megatron, Precision::FP8, true);
+        QCOMPARE(params.fp8_weight_cache_bytes, 0.0);
+        QCOMPARE(params.linear_gather_bytes, 1.0);
+        // Neither in BF16, nor outside Megatron-Core.
+        for (const FrameworkConventions& c : {conv(Framework::Megatron, Precision::BF16, true),
+                                              conv(Framework::DeepSpeed, Precision::FP8, true),
+                                              conv(Framework::FSDP, Precision::FP8, true)}) {
+            QCOMPARE(c.fp8_weight_cache_bytes, 0.0);
+            QCOMPARE(c.linear_gather_bytes, c.weight_bytes);
+        }
+    }
+
+    void cacheIsTwoBytesPerLinearWeight()
+    {
+        // Per layer q, k, v, o = 8192·(8192 + 2·1024 + 8192) and w1, w3, w2 = 3·8192·28672, over
+        // t 4, plus two RMSNorm weights of 8192 (replicated): 213,925,888 on a GPU; 80 layers.
+        const double perLayer =
+            (8192.0 * (8192 + 2 * 1024 + 8192) + 3 * 8192.0 * 28672) / 4 + 2 * 8192.0;
+        const double expected = 2 * 80 * perLayer;
+        const Estimate cached = evaluate(fp8Plan(false));
+        const Estimate params = evaluate(fp8Plan(true));
+        const double diff = cached.stages[0].parameters - params.stages[0].parameters;
+        // The final norm (8192) may count with the layers.
+        QVERIFY2(std::abs(diff - expected) <= 2 * 8192.0, qPrintable(QString::number(diff)));
+        QCOMPARE(cached.stages[0].gradients, params.stages[0].gradients);
+        QCOMPARE(cached.stages[0].optimizer_states, params.stages[0].optimizer_states);
+        // BF16 training keeps no FP8 copy: its parameters are the FP8-parameter run's (2 bytes).
+        Scenario bf16 = fp8Plan(false);
+        bf16.training.precision = Precision::BF16;
+        QCOMPARE(evaluate(bf16).stages[0].parameters, params.stages[0].parameters);
+    }
+
+    void fp8ParamsGatherInFp8()
+    {
+        // The distributed optimizer's parameter gather moves 1 byte per linear weight instead
+        // of 2: less DP time. Without it (zero 0, gradients all-reduced) nothing changes.
+        QVERIFY(dpSeconds(evaluate(fp8Plan(true))) < dpSeconds(evaluate(fp8Plan(false))));
+        QCOMPARE(dpSeconds(evaluate(fp8Plan(true, 0))), dpSeconds(evaluate(fp8Plan(false, 0))));
+    }
+
+    void launchFilesSayItAndReadItBack()
+    {
+        for (LaunchFramework f : {LaunchFramework::Megatron, LaunchFramework::MegatronBridge}) {
+            for (bool on : {true, false}) {
+                const Scenario s = fp8Plan(on);
+                const LaunchConfig c = launchConfig(s, f);
+                const std::string& text = c.files.front().text;
+                QVERIFY(!warns(c, "fp8_param_gather_not_written"));
+                if (f == LaunchFramework::Megatron)
+                    QCOMPARE(text.find("--fp8-param-gather") != std::string::npos, on);
+                else
+                    QVERIFY(text.find(std::string("mixed_precision.fp8_param_gather") +
+                                      (on ? ": true" : ": false")) != std::string::npos ||
+                            text.find(std::string("mixed_precision.fp8_param_gather=") +
+                                      (on ? "true" : "false")) != std::string::npos);
+                QCOMPARE(importLaunch(text, "launch").scenario.training.fp8_param_gather, on);
+            }
+        }
+        // DeepSpeed has no FP8 parameters; a BF16 plan has nothing to gather in FP8.
+        QVERIFY(warns(launchConfig(fp8Plan(true), LaunchFramework::DeepSpeed),
+                      "fp8_param_gather_not_written"));
+        Scenario bf16 = fp8Plan(true);
+        bf16.training.precision = Precision::BF16;
+        QVERIFY(
+            warns(launchConfig(bf16, LaunchFramework::Megatron), "fp8_param_gather_not_written"));
+    }
+
+    void scenarioFileRoundTrip()
+    {
+        const Scenario s = parseScenario(
+            R"({"training": {"precision": "fp8", "fp8_param_gather": true}})", "p.json");
+        QVERIFY(s.training.fp8_param_gather);
+        QVERIFY(parseScenario(scenarioToText(s), "p2.json") == s);
+        QVERIFY(!scenarioToJson(defaultScenario())["training"].contains("fp8_param_gather"));
+        try {
+            (void)parseScenario(R"({"training": {"fp8_param_gather": "yes"}})", "p3.json");
+            QFAIL("a string accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("fp8_param_gather") != std::string::npos, e.what());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFp8Params)
+#include "test_fp8_params.moc"
