@@ -147,7 +147,24 @@ void applyGradReduceDtype(const TrainingSettings& t, FrameworkConventions& c)
     c.zero3_reduce_copy_bytes = c.compute_grad_bytes + bytes;
 }
 
+// Blackwell parts by name (B200, B300, GB200; lowercase compare).
+bool blackwellGpu(const std::string& gpu)
+{
+    std::string n = gpu;
+    for (char& ch : n)
+        ch = char(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    return n.find("b200") != std::string::npos || n.find("b300") != std::string::npos;
+}
+
 } // namespace
+
+double fp8WeightExtraBytes(const FrameworkConventions& c, Fp8Recipe recipe, const std::string& gpu)
+{
+    if (!c.fp8_quantized_weights)
+        return 0;
+    const double copies = recipe == Fp8Recipe::Mxfp8 || !blackwellGpu(gpu) ? 2.0 : 1.0;
+    return c.fp8_params ? copies - c.weight_bytes : copies;
+}
 
 FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& p)
 {
@@ -183,12 +200,10 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
     // Megatron-LM and DeepSpeed run FP8 through Transformer Engine's modules.
     c.fp8_saves_quantized_inputs = t.precision == Precision::FP8 && t.framework != Framework::FSDP;
     c.linear_gather_bytes = c.weight_bytes;
-    if (t.precision == Precision::FP8 && t.framework == Framework::Megatron) {
-        if (t.fp8_param_gather)
-            c.linear_gather_bytes = 1;
-        else
-            c.fp8_weight_cache_bytes = 2;
-    }
+    c.fp8_quantized_weights = t.precision == Precision::FP8 && t.framework == Framework::Megatron;
+    c.fp8_params = c.fp8_quantized_weights && t.fp8_param_gather;
+    if (c.fp8_params)
+        c.linear_gather_bytes = 1;
     if (t.framework == Framework::FSDP && p.zero >= 2) {
         // torchtitan's "default": reshard after forward except under PP, "to avoid
         // per-microbatch all-gathers" (distributed/fsdp.py); zero 2 is SHARD_GRAD_OP.

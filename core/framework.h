@@ -2,6 +2,8 @@
 #pragma once
 #include "core/plan.h"
 
+#include <string>
+
 namespace paralens {
 
 /// How a framework places layers on pipeline stages when they do not divide evenly.
@@ -172,13 +174,14 @@ struct FrameworkConventions
     /// (float8_linear.py matmul_with_hp_or_float8_args: save_for_backward(input_hp, ...)).
     /// Set by conventions(TrainingSettings, ...) only for FP8 runs of a TE framework.
     bool fp8_saves_quantized_inputs = false;
-    /// Bytes per FP8 linear weight element of Transformer Engine's cached quantized copies: with
-    /// bf16 weights TE quantizes each weight once per step into a cached workspace, rowwise for
-    /// the forward GEMM and columnwise (transposed) for the data-gradient GEMM, 1 + 1 bytes
-    /// (module base.py get_weight_workspace with cache_name "weight" when is_first_microbatch is
-    /// not None, as Megatron-Core's TE wrappers pass it). FP8 parameters (fp8_param_gather) are
-    /// those quantized tensors themselves: no cache. 0 outside Megatron FP8.
-    double fp8_weight_cache_bytes = 0;
+    /// Megatron in FP8: Transformer Engine holds quantized copies of the linear weights. With
+    /// bf16 weights it quantizes each once per step into a cached workspace, kept across
+    /// micro-batches (module base.py get_weight_workspace with cache_name "weight" when
+    /// is_first_microbatch is not None, as Megatron-Core's TE wrappers pass it); FP8 parameters
+    /// (fp8_params) are those quantized tensors themselves. Bytes: fp8WeightExtraBytes().
+    bool fp8_quantized_weights = false;
+    /// FP8 parameters (training.fp8_param_gather): the quantized weights replace the bf16 ones.
+    bool fp8_params = false;
     /// Bytes per element a ZeRO parameter all-gather moves for the layers' linear weights:
     /// weight_bytes, or 1 when they are FP8 parameters (Megatron's distributed optimizer gathers
     /// them in FP8). Embedding, LM head and norms stay at weight_bytes.
@@ -220,6 +223,16 @@ struct LossBytes
     double backward = 0;
 };
 LossBytes crossEntropyBytes(CrossEntropy kind);
+
+/// Bytes per linear weight element that FP8 weights add to a GPU's bf16 weights (negative when
+/// FP8 parameters hold fewer): Transformer Engine's quantized copies, one per usage the GEMMs
+/// need, rowwise for the forward and columnwise for the data gradient. Hopper and earlier run
+/// FP8 GEMMs on one layout only, so the columnwise copy is a transposed one; Blackwell (B200,
+/// B300, GB200) takes either layout, and a per-tensor FP8 weight serves both usages from one
+/// copy; MXFP8 scales along rows and along columns apart, two copies anywhere (TE docs,
+/// "Performance Considerations: Handling transposes"). A cache beside bf16 weights adds the
+/// copies; FP8 parameters replace the bf16 weight with them. 0 outside Megatron FP8.
+double fp8WeightExtraBytes(const FrameworkConventions& c, Fp8Recipe recipe, const std::string& gpu);
 
 /// HBM bytes per gradient element that FSDP1's reduce path streams each backward around its
 /// reduce-scatter: the split-backward cat into the flat gradient, the cast to the reduce dtype

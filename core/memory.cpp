@@ -341,6 +341,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
                              safeMicrobatches(s.training, pl) > 1;
     const double mb = safeMicrobatches(s.training, pl);
     const ZeroShards shards = zeroShards(pl);
+    const double fp8Extra = fp8WeightExtraBytes(fw, s.training.fp8_recipe, s.cluster.gpu.name);
     int groups = 0;
     for (int g : {pl.tp, pl.cp, pl.dp, pl.ep, pl.pp})
         groups += g > 1 ? 1 : 0;
@@ -370,10 +371,9 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
                 modelStateBytes(sp.dense, fw, pl.zero, shards.dense, pl.offload_optimizer);
             const ModelStateBytes expert =
                 modelStateBytes(sp.expert, fw, pl.zero, shards.expert, pl.offload_optimizer);
-            // Transformer Engine's cached FP8 copies of the (replicated) linear weights.
-            const double fp8Cache =
-                pl.zero <= 2 ? fw.fp8_weight_cache_bytes * linearWeights(sp) : 0.0;
-            states = {dense.parameters + expert.parameters + fp8Cache,
+            // Transformer Engine's FP8 copies of the (replicated) linear weights.
+            const double fp8Weights = pl.zero <= 2 ? fp8Extra * linearWeights(sp) : 0.0;
+            states = {dense.parameters + expert.parameters + fp8Weights,
                       gradsAtPeak ? dense.gradients + expert.gradients : 0.0,
                       dense.optimizer_states + expert.optimizer_states,
                       commBufferBytes(pl, fw, k, st, sp, st.last ? headParams : 0.0, groups)};

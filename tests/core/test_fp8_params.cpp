@@ -61,19 +61,26 @@ class TestFp8Params : public QObject
 private slots:
     void conventionsPerFramework()
     {
-        // Megatron FP8 with bf16 weights: TE's rowwise + columnwise copies, 1 + 1 bytes.
+        const std::string h100 = "H100 SXM5", b200 = "B200";
+        // Hopper, bf16 weights: TE's rowwise copy and its transpose, 1 + 1 bytes beside them.
         const FrameworkConventions cache = conv(Framework::Megatron, Precision::FP8, false);
-        QCOMPARE(cache.fp8_weight_cache_bytes, 2.0);
+        QCOMPARE(fp8WeightExtraBytes(cache, Fp8Recipe::Default, h100), 2.0);
         QCOMPARE(cache.linear_gather_bytes, 2.0);
-        // FP8 parameters: no cache, gathered at 1 byte.
+        // FP8 parameters are those two copies instead of the bf16 weight; gathered at 1 byte.
         const FrameworkConventions params = conv(Framework::Megatron, Precision::FP8, true);
-        QCOMPARE(params.fp8_weight_cache_bytes, 0.0);
+        QCOMPARE(fp8WeightExtraBytes(params, Fp8Recipe::Default, h100), 0.0);
         QCOMPARE(params.linear_gather_bytes, 1.0);
+        // Blackwell runs per-tensor FP8 GEMMs on either layout: one copy serves both usages;
+        // MXFP8 scales rows and columns apart: two copies there too.
+        QCOMPARE(fp8WeightExtraBytes(cache, Fp8Recipe::Tensorwise, b200), 1.0);
+        QCOMPARE(fp8WeightExtraBytes(params, Fp8Recipe::Tensorwise, "GB200"), -1.0);
+        QCOMPARE(fp8WeightExtraBytes(cache, Fp8Recipe::Mxfp8, b200), 2.0);
+        QCOMPARE(fp8WeightExtraBytes(params, Fp8Recipe::Mxfp8, b200), 0.0);
         // Neither in BF16, nor outside Megatron-Core.
         for (const FrameworkConventions& c : {conv(Framework::Megatron, Precision::BF16, true),
                                               conv(Framework::DeepSpeed, Precision::FP8, true),
                                               conv(Framework::FSDP, Precision::FP8, true)}) {
-            QCOMPARE(c.fp8_weight_cache_bytes, 0.0);
+            QCOMPARE(fp8WeightExtraBytes(c, Fp8Recipe::Default, h100), 0.0);
             QCOMPARE(c.linear_gather_bytes, c.weight_bytes);
         }
     }
@@ -96,6 +103,17 @@ private slots:
         Scenario bf16 = fp8Plan(false);
         bf16.training.precision = Precision::BF16;
         QCOMPARE(evaluate(bf16).stages[0].parameters, params.stages[0].parameters);
+        // On Blackwell a per-tensor FP8 parameter is one byte: 1 byte per linear weight under
+        // the bf16 run's, the cache 1 byte over it.
+        Scenario b = fp8Plan(false);
+        b.cluster = gb200_nvl72();
+        b.training.fp8_recipe = Fp8Recipe::Tensorwise;
+        Scenario bp = b, bb = b;
+        bp.training.fp8_param_gather = true;
+        bb.training.precision = Precision::BF16;
+        const double bf16Params = evaluate(bb).stages[0].parameters;
+        QVERIFY(std::abs(bf16Params - evaluate(bp).stages[0].parameters - expected / 2) <= 8192.0);
+        QVERIFY(std::abs(evaluate(b).stages[0].parameters - bf16Params - expected / 2) <= 8192.0);
     }
 
     void fp8ParamsGatherInFp8()
