@@ -182,8 +182,13 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
             break;
         }
         a.opt("--fp8-recipe", recipe);
-        if (t.fp8_param_gather)
+        if (t.fp8_param_gather) {
+            // arguments.py asserts the distributed optimizer (or an FSDP) for it.
+            if (s.parallel.zero == 0)
+                w.add("fp8_param_gather_needs_distributed_optimizer",
+                      "--fp8-param-gather needs the distributed optimizer; written anyway");
             a.flag("--fp8-param-gather");
+        }
     }
     if (t.recompute != Recompute::None)
         a.opt("--recompute-granularity", std::string(toString(t.recompute)));

@@ -142,6 +142,11 @@ private slots:
                 QCOMPARE(importLaunch(text, "launch").scenario.training.fp8_param_gather, on);
             }
         }
+        // Megatron-LM asserts the distributed optimizer for FP8 parameters.
+        QVERIFY(warns(launchConfig(fp8Plan(true, 0), LaunchFramework::Megatron),
+                      "fp8_param_gather_needs_distributed_optimizer"));
+        QVERIFY(!warns(launchConfig(fp8Plan(true, 1), LaunchFramework::Megatron),
+                       "fp8_param_gather_needs_distributed_optimizer"));
         // DeepSpeed has no FP8 parameters; a BF16 plan has nothing to gather in FP8.
         QVERIFY(warns(launchConfig(fp8Plan(true), LaunchFramework::DeepSpeed),
                       "fp8_param_gather_not_written"));
