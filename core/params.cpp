@@ -284,11 +284,8 @@ bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
         out[r] = StageLayers{0, 0, r == 0, r == head, r == head ? std::max(0, m.mtp_layers) : 0};
     const AutoSplit split(m.layers, C, rule);
     int start = 0;
-    // Looped chunks go round the devices in turn: c mod p counted, not divided, per chunk.
-    int looped = 0;
     for (int c = 0; c < C; ++c) {
-        const int r = layout == ChunkLayout::Looped ? looped : deviceOfChunk(layout, p, c);
-        looped = looped + 1 == p ? 0 : looped + 1;
+        const int r = deviceOfChunk(layout, p, c);
         const int n = chunkLayers(m, plan, split, explicitSplit, c, r, localChunkOf(layout, p, c));
         if (n < 0)
             return false;
