@@ -37,23 +37,4 @@ std::string_view toString(Span s)
     return s == Span::ScaleUp ? "intra" : "inter";
 }
 
-double busFactor(Collective c, int ranks)
-{
-    if (ranks <= 1)
-        return c == Collective::SendRecv || c == Collective::Broadcast ? 1.0 : 0.0;
-    const double n = ranks;
-    switch (c) {
-    case Collective::AllReduce:
-        return 2.0 * (n - 1) / n;
-    case Collective::AllGather:
-    case Collective::ReduceScatter:
-    case Collective::AllToAll:
-        return (n - 1) / n;
-    case Collective::SendRecv:
-    case Collective::Broadcast:
-        return 1.0;
-    }
-    return 1.0;
-}
-
 } // namespace paralens

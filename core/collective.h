@@ -31,8 +31,26 @@ std::optional<Collective> parseCollective(std::string_view);
 std::string_view toString(Span); ///< "intra" / "inter"
 
 /// nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md): busbw = algbw * factor.
-/// all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; others 1.
-double busFactor(Collective c, int ranks);
+/// all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; others 1. Inline:
+/// every collective of every evaluation asks for it.
+inline double busFactor(Collective c, int ranks)
+{
+    if (ranks <= 1)
+        return c == Collective::SendRecv || c == Collective::Broadcast ? 1.0 : 0.0;
+    const double n = ranks;
+    switch (c) {
+    case Collective::AllReduce:
+        return 2.0 * (n - 1) / n;
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::AllToAll:
+        return (n - 1) / n;
+    case Collective::SendRecv:
+    case Collective::Broadcast:
+        return 1.0;
+    }
+    return 1.0;
+}
 
 /// Measured performance that replaces datasheet figures in the model. A calibration profile
 /// implements it; evaluate() takes an optional pointer to one.

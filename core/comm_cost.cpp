@@ -6,13 +6,6 @@
 
 namespace paralens {
 
-double LinkModel::busBps() const
-{
-    if (span == Span::ScaleUp)
-        return scale_up_Bps;
-    return std::min(scale_up_Bps, std::max(1, per_domain) * scale_out_Bps);
-}
-
 LinkModel linkFor(const GroupPlacement& g, const ClusterSpec& cluster, const ModelConstants& k)
 {
     LinkModel l;

@@ -5,6 +5,8 @@
 #include "core/constants.h"
 #include "core/topology.h"
 
+#include <algorithm>
+
 namespace paralens {
 
 /// The links one process group uses (docs/formulas.md §5, hierarchical placement).
@@ -19,7 +21,12 @@ struct LinkModel
 
     /// Ring bus bandwidth, bytes/s: NVLink inside the domain; across domains the rings stripe
     /// over the per_domain members' NICs: min(NVLink, per_domain · NIC).
-    double busBps() const;
+    double busBps() const
+    {
+        if (span == Span::ScaleUp)
+            return scale_up_Bps;
+        return std::min(scale_up_Bps, std::max(1, per_domain) * scale_out_Bps);
+    }
 };
 
 LinkModel linkFor(const GroupPlacement& g, const ClusterSpec& cluster, const ModelConstants& k);

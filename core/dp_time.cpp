@@ -136,6 +136,7 @@ DpLinks dpLinks(const CommContext& c)
     l.expert = c.link(c.topology->edp);
     if (l.hybrid)
         l.replicas = c.link(placeGroup(pl.dp / sg, int(d.t * d.cp) * sg, pl.gpus(), cl));
+    l.sms = streamingMultiprocessors(cl.gpu);
     return l;
 }
 
@@ -146,7 +147,7 @@ DpCosts dpCosts(const CommContext& c, const DpLinks& links, const FrameworkConve
     const double grb = fw.grad_reduce_bytes, wb = fw.weight_bytes;
     // Dense traffic over DP×CP (or the shard group), experts over EDP; with the SM time NCCL
     // holds for each.
-    const double sms = streamingMultiprocessors(c.scenario->cluster.gpu);
+    const double sms = links.sms;
     double seconds = 0, smSeconds = 0;
     auto one = [&](Collective k, const LinkModel& l, double bytes) {
         const double t = c.seconds(k, l, bytes);

@@ -16,6 +16,7 @@ struct DpLinks
     LinkModel replicas;  ///< only with hybrid sharding
     int shard_group = 1; ///< ParallelPlan::shardGroup()
     bool hybrid = false; ///< ZeRO inside shard groups smaller than DP (FSDP HYBRID_SHARD)
+    double sms = 0;      ///< streamingMultiprocessors() of the GPU, for ncclSmSeconds()
 };
 DpLinks dpLinks(const CommContext& c);
 

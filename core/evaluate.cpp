@@ -93,10 +93,11 @@ void fillThroughput(const Scenario& s, const ModelConstants& k, Estimate& out)
     Throughput& th = out.throughput;
     const double step = out.time.step_seconds;
     const double gpus = std::max(1, out.gpus);
-    th.model_flops_per_step = modelFlopsPerStep(s.model, tr.global_batch, tr.seq_len);
-    th.hardware_flops_per_step =
-        hardwareFlopsPerStep(s.model, tr.global_batch, tr.seq_len, tr.recompute,
-                             paddedVocab(s.model.vocab, s.parallel.tp, k.vocab_divisible_by));
+    const StepFlops flops =
+        stepFlops(s.model, tr.global_batch, tr.seq_len, tr.recompute,
+                  paddedVocab(s.model.vocab, s.parallel.tp, k.vocab_divisible_by));
+    th.model_flops_per_step = flops.model;
+    th.hardware_flops_per_step = flops.hardware;
     const bool fp8 = tr.precision == Precision::FP8 && s.cluster.gpu.fp8_tflops > 0;
     const double peak =
         (fp8 ? s.cluster.gpu.fp8_tflops : s.cluster.gpu.bf16_tflops) * kFlopsPerTflop;

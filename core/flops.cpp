@@ -47,16 +47,6 @@ LayerFlops attention(const ModelSpec& m, double N, double seq)
     return f;
 }
 
-double layersForward(const ModelSpec& m, double N, double seq, bool withRouter)
-{
-    const int moe = moeLayersIn(m, 0, m.layers);
-    const LayerFlops d = denseLayerFlops(m, N, seq);
-    LayerFlops e = moeLayerFlops(m, N, seq);
-    if (!withRouter)
-        e.router = 0;
-    return (m.layers - moe) * d.total() + moe * e.total();
-}
-
 } // namespace
 
 LayerFlops denseLayerFlops(const ModelSpec& m, double tokens, double seq)
@@ -92,32 +82,84 @@ MtpFlops mtpModuleFlops(const ModelSpec& m, double tokens, double seq, double vo
     return f;
 }
 
-double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq)
+namespace {
+
+// The layer FLOPs both step counts are built from, computed once for the two.
+struct StepLayers
+{
+    double T = 0, seq = 0; ///< tokens per step, sequence length
+    int moe = 0;           ///< MoE layers
+    LayerFlops dense, moe_layer;
+};
+
+StepLayers stepLayers(const ModelSpec& m, double global_batch, double seq)
 {
     const double T = global_batch * seq;
-    double f = layersForward(m, T, seq, false) + lmHeadFlops(m, T, double(m.vocab));
+    return {T, seq, moeLayersIn(m, 0, m.layers), denseLayerFlops(m, T, seq),
+            moeLayerFlops(m, T, seq)};
+}
+
+double layersForward(const ModelSpec& m, const StepLayers& l, bool withRouter)
+{
+    LayerFlops e = l.moe_layer;
+    if (!withRouter)
+        e.router = 0;
+    return (m.layers - l.moe) * l.dense.total() + l.moe * e.total();
+}
+
+// mtpModuleFlops() on the layer FLOPs already computed.
+MtpFlops mtpFlops(const ModelSpec& m, const StepLayers& l, double vocab)
+{
+    MtpFlops f;
+    f.block = m.mtpIsMoe() ? l.moe_layer : l.dense;
+    f.projection = 2 * l.T * 2.0 * double(m.hidden) * double(m.hidden);
+    f.head = lmHeadFlops(m, l.T, vocab);
+    return f;
+}
+
+double modelFlops(const ModelSpec& m, const StepLayers& l)
+{
+    double f = layersForward(m, l, false) + lmHeadFlops(m, l.T, double(m.vocab));
     if (m.mtp_layers > 0) {
-        MtpFlops mtp = mtpModuleFlops(m, T, seq, double(m.vocab));
+        MtpFlops mtp = mtpFlops(m, l, double(m.vocab));
         mtp.block.router = 0;
         f += m.mtp_layers * mtp.total();
     }
     return 3 * f;
 }
 
-double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
-                            std::int64_t vocab_pad)
+double hardwareFlops(const ModelSpec& m, const StepLayers& l, Recompute r, std::int64_t vocab_pad)
 {
-    const double T = global_batch * seq;
-    const double layers = layersForward(m, T, seq, true);
-    double f = 3 * (layers + lmHeadFlops(m, T, double(vocab_pad)));
+    const double layers = layersForward(m, l, true);
+    double f = 3 * (layers + lmHeadFlops(m, l.T, double(vocab_pad)));
     const int mtpLayers = std::max(0, m.mtp_layers);
-    const MtpFlops mtp = mtpModuleFlops(m, T, seq, double(vocab_pad));
+    const MtpFlops mtp = mtpFlops(m, l, double(vocab_pad));
     f += 3 * mtpLayers * mtp.total();
     if (r == Recompute::Full)
         f += layers + mtpLayers * mtp.block.total();
     else if (r == Recompute::Selective)
-        f += (m.layers + mtpLayers) * denseLayerFlops(m, T, seq).attention_core;
+        f += (m.layers + mtpLayers) * l.dense.attention_core;
     return f;
+}
+
+} // namespace
+
+double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq)
+{
+    return modelFlops(m, stepLayers(m, global_batch, seq));
+}
+
+double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
+                            std::int64_t vocab_pad)
+{
+    return hardwareFlops(m, stepLayers(m, global_batch, seq), r, vocab_pad);
+}
+
+StepFlops stepFlops(const ModelSpec& m, double global_batch, double seq, Recompute r,
+                    std::int64_t vocab_pad)
+{
+    const StepLayers l = stepLayers(m, global_batch, seq);
+    return {modelFlops(m, l), hardwareFlops(m, l, r, vocab_pad)};
 }
 
 } // namespace paralens

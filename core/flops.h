@@ -61,4 +61,13 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq);
 double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
                             std::int64_t vocab_pad);
 
+/// Both of the above, their layers' FLOPs computed once (evaluate() wants both).
+struct StepFlops
+{
+    double model = 0;    ///< modelFlopsPerStep()
+    double hardware = 0; ///< hardwareFlopsPerStep()
+};
+StepFlops stepFlops(const ModelSpec& m, double global_batch, double seq, Recompute r,
+                    std::int64_t vocab_pad);
+
 } // namespace paralens

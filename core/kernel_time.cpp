@@ -102,17 +102,56 @@ FamilyEfficiency scanFamily(const std::string& name)
     return e;
 }
 
+// Whether the GPU is a Hopper part (H100, H200, H800, H20, GH200), on which FlashAttention-2
+// misses the wgmma/TMA paths (kFa2OnHopperShare).
+bool isHopper(const std::string& name)
+{
+    for (std::size_t i = 0; i < name.size(); ++i)
+        if ((name[i] | 0x20) == 'h' && (hasAt(name, i, "h100") || hasAt(name, i, "h20") ||
+                                        hasAt(name, i, "h800") || hasAt(name, i, "hopper")))
+            return true;
+    return false;
+}
+
+// Whether the GPU is an AMD Instinct part (MI250X, MI300X, MI325X, MI355X), where PyTorch SDPA's
+// flash backend is AOTriton (FrameworkConventions::attention_sdpa).
+bool isInstinct(const std::string& name)
+{
+    for (std::size_t i = 0; i < name.size(); ++i)
+        if ((name[i] | 0x20) == 'm' && (hasAt(name, i, "mi2") || hasAt(name, i, "mi3")))
+            return true;
+    return false;
+}
+
+// What evaluate() reads of the GPU's name: its family's GEMM efficiencies and SMs, and its kind.
+struct GpuTraits
+{
+    FamilyEfficiency family;
+    bool hopper = false;
+    bool instinct = false;
+};
+
+GpuTraits scanTraits(const std::string& name)
+{
+    return {scanFamily(name), isHopper(name), isInstinct(name)};
+}
+
 // A search evaluates millions of plans on one GPU: the last name's result is kept per thread,
 // so the name is compared, not scanned, per evaluation.
-FamilyEfficiency familyEfficiency(const std::string& name)
+const GpuTraits& gpuTraits(const std::string& name)
 {
     thread_local std::string last;
-    thread_local FamilyEfficiency lastFamily = scanFamily(last);
+    thread_local GpuTraits lastTraits = scanTraits(last);
     if (name != last) {
         last = name;
-        lastFamily = scanFamily(name);
+        lastTraits = scanTraits(name);
     }
-    return lastFamily;
+    return lastTraits;
+}
+
+FamilyEfficiency familyEfficiency(const std::string& name)
+{
+    return gpuTraits(name).family;
 }
 
 // Whether the element-wise ops run as fused kernels: Megatron-LM and DeepSpeed always fuse them
@@ -161,27 +200,6 @@ double elementwiseElements(const ModelSpec& m, const Dims& d, const TrainingSett
     if (!moe || !m.isMoe())
         act = (m.gated_mlp ? kc.eager_swiglu_elements : 2.0) * double(m.ffn_hidden) / d.t;
     return norms + residuals + rope + attnOut + act;
-}
-
-// Whether the GPU is a Hopper part (H100, H200, H800, H20, GH200), on which FlashAttention-2
-// misses the wgmma/TMA paths (kFa2OnHopperShare).
-bool isHopper(const std::string& name)
-{
-    for (std::size_t i = 0; i < name.size(); ++i)
-        if ((name[i] | 0x20) == 'h' && (hasAt(name, i, "h100") || hasAt(name, i, "h20") ||
-                                        hasAt(name, i, "h800") || hasAt(name, i, "hopper")))
-            return true;
-    return false;
-}
-
-// Whether the GPU is an AMD Instinct part (MI250X, MI300X, MI325X, MI355X), where PyTorch SDPA's
-// flash backend is AOTriton (FrameworkConventions::attention_sdpa).
-bool isInstinct(const std::string& name)
-{
-    for (std::size_t i = 0; i < name.size(); ++i)
-        if ((name[i] | 0x20) == 'm' && (hasAt(name, i, "mi2") || hasAt(name, i, "mi3")))
-            return true;
-    return false;
 }
 
 // Forward seconds of a flash-attention block of `rows` query rows (all heads of the rank, q/t
@@ -428,10 +446,11 @@ AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
     AttentionSetup a;
     // cuDNN's fused attention sets the rate (1); FlashAttention-2 runs at its share of it on
     // Hopper and at the same rate elsewhere (docs/formulas.md §2.5).
-    const double fa2 = isHopper(s.cluster.gpu.name) ? kFa2OnHopperShare : 1.0;
+    const GpuTraits& gpu = gpuTraits(s.cluster.gpu.name);
+    const double fa2 = gpu.hopper ? kFa2OnHopperShare : 1.0;
     switch (s.training.attention_kernel) {
     case AttentionKernel::Default:
-        if (fw.attention_sdpa && isInstinct(s.cluster.gpu.name)) {
+        if (fw.attention_sdpa && gpu.instinct) {
             a.kernel_share = 1 / kTritonForwardSlowdown;
             a.backward_share = 1 / kTritonBackwardSlowdown;
             break;

@@ -194,11 +194,21 @@ int explicitStageLayers(const ModelSpec& m, const ParallelPlan& plan, int r)
     return q + (idx < rem ? 1 : 0);
 }
 
-// Layers of chunk c (global order) under the automatic split over C chunks.
-int autoChunkLayers(int layers, int C, int c, LayerSplit rule)
+// The automatic split of `layers` over C chunks by `rule`; the quotient and remainder once
+// per split, not per chunk (this runs per evaluation).
+struct AutoSplit
 {
-    const int q = layers / C;
-    const int rem = layers % C;
+    int layers, C, q, rem;
+    LayerSplit rule;
+    AutoSplit(int layers_, int C_, LayerSplit rule_)
+        : layers(layers_), C(C_), q(layers_ / C_), rem(layers_ % C_), rule(rule_)
+    {
+    }
+    int chunk(int c) const; ///< layers of chunk c (global order)
+};
+
+int AutoSplit::chunk(int c) const
+{
     if (rule == LayerSplit::ExtraFirst)
         return q + (c < rem ? 1 : 0);
     if (rule == LayerSplit::ExtraMiddle) {
@@ -220,11 +230,11 @@ int autoChunkLayers(int layers, int C, int c, LayerSplit rule)
 
 // Layers of model chunk c (model order) among C = pp·v; it is local chunk j of device r
 // (deviceOfChunk / localChunkOf: looped or a V).
-int chunkLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, int C,
+int chunkLayers(const ModelSpec& m, const ParallelPlan& plan, const AutoSplit& split,
                 bool explicitSplit, int c, int r, int j)
 {
     if (!explicitSplit)
-        return autoChunkLayers(m.layers, C, c, rule);
+        return split.chunk(c);
     const int v = std::max(1, plan.virtual_stages);
     const int stageN = explicitStageLayers(m, plan, r);
     return stageN / v + (j < stageN % v ? 1 : 0);
@@ -245,9 +255,10 @@ bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, 
     const int C = plan.pp * v;
     const ChunkLayout layout = layoutOf(plan);
     const bool explicitSplit = plan.first_stage_layers > 0 || plan.last_stage_layers > 0;
+    const AutoSplit split(m.layers, C, rule);
     int total = 0;
     for (int c = 0; c < C; ++c) {
-        out[c] = chunkLayers(m, plan, rule, C, explicitSplit, c, deviceOfChunk(layout, plan.pp, c),
+        out[c] = chunkLayers(m, plan, split, explicitSplit, c, deviceOfChunk(layout, plan.pp, c),
                              localChunkOf(layout, plan.pp, c));
         if (out[c] < 0)
             return false;
@@ -271,11 +282,11 @@ bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
     const int head = headDeviceOf(layout, p);
     for (int r = 0; r < p; ++r)
         out[r] = StageLayers{0, 0, r == 0, r == head, r == head ? std::max(0, m.mtp_layers) : 0};
+    const AutoSplit split(m.layers, C, rule);
     int start = 0;
     for (int c = 0; c < C; ++c) {
         const int r = deviceOfChunk(layout, p, c);
-        const int n =
-            chunkLayers(m, plan, rule, C, explicitSplit, c, r, localChunkOf(layout, p, c));
+        const int n = chunkLayers(m, plan, split, explicitSplit, c, r, localChunkOf(layout, p, c));
         if (n < 0)
             return false;
         out[r].layers += n;

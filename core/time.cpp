@@ -114,6 +114,64 @@ StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
     return t;
 }
 
+// What one stage costs per micro-batch on its own, before the pipeline's slack: its times with
+// the per-micro-batch DP collectives its compute does not hide, and what of its compute is
+// busy with them. A pure function of the stage's layers and memo (below), so a stage equal to
+// its neighbour reuses it.
+struct StageLocal
+{
+    StageTimes t;
+    double busyF = 0, busyB = 0;     ///< compute the DP collectives may run beside
+    double hiddenF = 0, hiddenB = 0; ///< per-micro-batch DP seconds that compute hides
+    double mbExposed = 0;            ///< per-micro-batch DP seconds on the critical path
+};
+
+// The DP costs, copies, optimizer step and gradient pass of a stage's parameters. Stages with
+// the same parameters and layers (most middle stages) cost the same; they hold the same
+// parameter tensors too (layers + MTP modules, embedding or head: the head's final norm tells
+// the two ends apart).
+struct StageMemo
+{
+    double dense = 0, expert = 0, units = 0;
+    DpCosts dp;
+    DpCopies copies;
+    OptimizerTimes optimizer;
+    double grad_pass = 0; ///< FrameworkConventions::microbatch_grad_pass_bytes' pass
+};
+
+StageLocal stageLocal(const StageLayers& st, const StepModel& sm, const StageMemo& memo)
+{
+    StageLocal l;
+    StageTimes& t = l.t;
+    t = stageCompute(st, sm);
+    // The pass runs after the micro-batch's backward, before the stage's next operation.
+    t.backward_seconds += memo.grad_pass;
+    // FSDP's copies around its collectives run on the compute stream; the once-per-step ones
+    // (under PP) are spread over the micro-batches.
+    const double m = sm.microbatches;
+    t.forward_seconds += memo.copies.forward + memo.copies.step / (2 * m);
+    t.backward_seconds += memo.copies.backward + memo.copies.step / (2 * m);
+    const DpCosts& dp = memo.dp;
+    // What one micro-batch keeps the stage busy with, which its DP collectives may run
+    // beside: its kernels and its TP, CP and EP collectives (on other links; NCCL runs each
+    // communicator on its own stream).
+    l.busyF = t.forward_seconds;
+    l.busyB = t.backward_seconds + t.weight_seconds;
+    l.hiddenF = std::min(dp.hideable_forward, l.busyF);
+    l.hiddenB = std::min(dp.hideable_backward, l.busyB);
+    // ZeRO-2/3's per-micro-batch collectives hide only while that micro-batch keeps the stage
+    // busy; the once-per-step ones get what they leave of the last one.
+    // Hidden collectives still hold the SMs NCCL needs for them (DpCosts::sm_share), which
+    // the compute they run beside loses for that time (overlap is not free): that share of
+    // them is on the critical path, so it counts as exposed, the rest as hidden.
+    const double share = dp.sm_share;
+    l.mbExposed =
+        (dp.forward - l.hiddenF) + (dp.backward - l.hiddenB) + share * (l.hiddenF + l.hiddenB);
+    t.forward_seconds += dp.forward - l.hiddenF + share * l.hiddenF;
+    t.backward_seconds += dp.backward - l.hiddenB + share * l.hiddenB;
+    return l;
+}
+
 // Fills stage_times with each stage's times including its per-micro-batch DP collectives
 // (what of them its compute does not hide), and collects the once-per-step DP exposure: stage
 // r finishes its last backward Σ_{j<r} B_j earlier than stage 0, and starts its first forward
@@ -123,63 +181,36 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
     const FrameworkConventions& fw = *in.framework;
     StageSweep sw;
     double slackB = 0, slackF = 0;
-    // Stages with the same parameters and layers (most middle stages) cost the same; they hold
-    // the same parameter tensors too (layers + MTP modules, embedding or head: the head's final
-    // norm tells the two ends apart).
-    struct Memo
-    {
-        double dense = 0, expert = 0, units = 0;
-        DpCosts dp;
-        DpCopies copies;
-        OptimizerTimes optimizer;
-        double grad_pass = 0; ///< FrameworkConventions::microbatch_grad_pass_bytes' pass
-    } memo;
+    StageMemo memo;
+    StageLocal local;
     for (std::size_t r = 0; r < stage_times.size(); ++r) {
         const StageLayers& st = in.layers[r];
         const StageParams& sp = in.params[r];
-        StageTimes t = stageCompute(st, sm);
         const double units = std::max(1, st.layers + st.mtp) + (st.first || st.last ? 1 : 0);
-        if (r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units) {
+        const bool newMemo =
+            r == 0 || sp.dense != memo.dense || sp.expert != memo.expert || units != memo.units;
+        if (newMemo) {
             const double tensors = stageParameterTensors(sm.tensors, st);
-            memo = Memo{sp.dense,
-                        sp.expert,
-                        units,
-                        dpCosts(sm.comm, sm.dp, fw, sp, units),
-                        dpCopies(sm.comm, fw, sp, units, sm.hbm),
-                        optimizerTimes(*in.scenario, fw, *in.constants, sp, tensors, sm.hbm),
-                        microbatchGradPassSeconds(fw, *in.constants, sp, tensors, sm.hbm)};
+            memo = StageMemo{sp.dense,
+                             sp.expert,
+                             units,
+                             dpCosts(sm.comm, sm.dp, fw, sp, units),
+                             dpCopies(sm.comm, fw, sp, units, sm.hbm),
+                             optimizerTimes(*in.scenario, fw, *in.constants, sp, tensors, sm.hbm),
+                             microbatchGradPassSeconds(fw, *in.constants, sp, tensors, sm.hbm)};
         }
-        // The pass runs after the micro-batch's backward, before the stage's next operation.
-        t.backward_seconds += memo.grad_pass;
-        // FSDP's copies around its collectives run on the compute stream; the once-per-step ones
-        // (under PP) are spread over the micro-batches.
-        const double m = sm.microbatches;
-        t.forward_seconds += memo.copies.forward + memo.copies.step / (2 * m);
-        t.backward_seconds += memo.copies.backward + memo.copies.step / (2 * m);
+        // A stage with its neighbour's layers and memo costs what the neighbour did.
+        if (newMemo || !(st == in.layers[r - 1]))
+            local = stageLocal(st, sm, memo);
+        const StageTimes& t = local.t;
         const DpCosts& dp = memo.dp;
-        // What one micro-batch keeps the stage busy with, which its DP collectives may run
-        // beside: its kernels and its TP, CP and EP collectives (on other links; NCCL runs each
-        // communicator on its own stream).
-        const double busyF = t.forward_seconds, busyB = t.backward_seconds + t.weight_seconds;
-        const double hiddenF = std::min(dp.hideable_forward, busyF);
-        const double hiddenB = std::min(dp.hideable_backward, busyB);
-        // ZeRO-2/3's per-micro-batch collectives hide only while that micro-batch keeps the stage
-        // busy; the once-per-step ones get what they leave of the last one.
-        // Hidden collectives still hold the SMs NCCL needs for them (DpCosts::sm_share), which
-        // the compute they run beside loses for that time (overlap is not free): that share of
-        // them is on the critical path, so it counts as exposed, the rest as hidden.
         const double share = dp.sm_share;
-        const double mbExposed =
-            (dp.forward - hiddenF) + (dp.backward - hiddenB) + share * (hiddenF + hiddenB);
-        t.forward_seconds += dp.forward - hiddenF + share * hiddenF;
-        t.backward_seconds += dp.backward - hiddenB + share * hiddenB;
-
         const double bw = t.backward_seconds + t.weight_seconds;
         // A framework that overlaps the gradient reduction hides it under a share of the last
         // backward's compute (ModelConstants::dp_overlap_fraction; 1 = all of it) that the
         // per-micro-batch collectives left free, unless it is issued only after that backward.
         const bool underBackward = fw.overlap_grad_reduce && !dp.grad_tail_after_backward;
-        const double freeB = busyB - hiddenB, freeF = busyF - hiddenF;
+        const double freeB = local.busyB - local.hiddenB, freeF = local.busyF - local.hiddenF;
         const double gradWindow =
             slackB + (underBackward ? in.constants->dp_overlap_fraction * freeB : 0.0);
         const double paramWindow = slackF + (fw.overlap_param_gather ? freeF : 0.0);
@@ -200,10 +231,10 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
         stage_times[r] = t;
         if (r == 0 || t.total() > stage_times[std::size_t(sw.slow)].total()) {
             sw.slow = int(r);
-            sw.dp_mb_slow = mbExposed;
+            sw.dp_mb_slow = local.mbExposed;
             sw.dp_hidden_slow = dp.grad_tail + dp.param_tail - tailsExposed -
                                 share * (gradUnder + paramUnder) +
-                                sm.microbatches * (1 - share) * (hiddenF + hiddenB);
+                                sm.microbatches * (1 - share) * (local.hiddenF + local.hiddenB);
             const Blocks bl = blocksOf(st, sm);
             const double layers = bl.all(), nm = bl.moe;
             const double tpLayers = layers - nm + nm * sm.moe_tp_share;

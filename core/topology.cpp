@@ -24,6 +24,8 @@ GroupPlacement placeGroup(int size, int stride, int gpus, const ClusterSpec& clu
     GroupPlacement g;
     g.size = std::max(1, size);
     g.stride = std::max(1, stride);
+    if (g.size == 1)
+        return g; // one member: on one node, inside its domain (no divisions per evaluation)
     const int node = std::max(1, cluster.gpus_per_node);
     const int domain = std::max(1, cluster.scale_up_domain);
     const long block = long(g.size) * g.stride;
