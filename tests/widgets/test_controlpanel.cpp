@@ -304,6 +304,21 @@ private slots:
         QVERIFY(fw->compileBox()->isChecked());
         // Triton attention, FSDP1 and torch.compile: three settings away from the defaults.
         QCOMPARE(fw->settingsToggle()->text(), QStringLiteral("Settings: 3 set"));
+
+        // FP8 parameters: live for Megatron in FP8 only; checking it edits its key.
+        auto* fp8Params = qobject_cast<QCheckBox*>(fw->widgetForField("training.fp8_param_gather"));
+        QVERIFY(fp8Params);
+        Scenario mf = defaultScenario();
+        mf.training.framework = Framework::Megatron;
+        mf.training.precision = Precision::BF16;
+        show(panel, mf);
+        QVERIFY(!fp8Params->isEnabled());
+        mf.training.precision = Precision::FP8;
+        show(panel, mf);
+        QVERIFY(fp8Params->isEnabled());
+        fp8Params->click();
+        QCOMPARE(spy.last().at(1).toString(), QStringLiteral("training.fp8_param_gather"));
+        QVERIFY(spy.last().at(0).value<Scenario>().training.fp8_param_gather);
     }
 
     void offersExactlyThePlanOptionsDegrees()
