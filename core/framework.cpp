@@ -158,6 +158,13 @@ bool blackwellGpu(const std::string& gpu)
 
 } // namespace
 
+bool fsdpFloat8AllGather(const TrainingSettings& t)
+{
+    const bool tensorwise =
+        t.fp8_recipe == Fp8Recipe::Default || t.fp8_recipe == Fp8Recipe::Tensorwise;
+    return t.precision == Precision::FP8 && t.fp8_param_gather && tensorwise;
+}
+
 double fp8WeightExtraBytes(const FrameworkConventions& c, Fp8Recipe recipe, const std::string& gpu)
 {
     if (!c.fp8_quantized_weights)
@@ -204,6 +211,14 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
     c.fp8_params = c.fp8_quantized_weights && t.fp8_param_gather;
     if (c.fp8_params)
         c.linear_gather_bytes = 1;
+    // torchao's float8 all-gather (enable_fsdp_float8_all_gather, tensorwise only): FSDP2 casts
+    // each fp32 shard to float8 before its gather and gathers, and copies out, 1-byte elements
+    // (torchao float8/fsdp_utils.py fsdp_pre_all_gather / fsdp_post_all_gather).
+    if (t.framework == Framework::FSDP && fsdpFloat8AllGather(t)) {
+        c.linear_gather_bytes = 1;
+        if (c.zero3_gather_copy_bytes > 0)
+            c.zero3_gather_copy_bytes = 2 * c.linear_gather_bytes;
+    }
     if (t.framework == Framework::FSDP && p.zero >= 2) {
         // torchtitan's "default": reshard after forward except under PP, "to avoid
         // per-microbatch all-gathers" (distributed/fsdp.py); zero 2 is SHARD_GRAD_OP.

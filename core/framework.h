@@ -224,6 +224,11 @@ struct LossBytes
 };
 LossBytes crossEntropyBytes(CrossEntropy kind);
 
+/// torchao's float8 all-gather under PyTorch FSDP (training.fp8_param_gather with FP8 and the
+/// tensorwise recipe, torchtitan enable_fsdp_float8_all_gather): the layers' weights are cast to
+/// float8 on their shards and gathered in it; rowwise recipes gather bf16.
+bool fsdpFloat8AllGather(const TrainingSettings& t);
+
 /// Bytes per linear weight element that FP8 weights add to a GPU's bf16 weights (negative when
 /// FP8 parameters hold fewer): Transformer Engine's quantized copies, one per usage the GEMMs
 /// need, rowwise for the forward and columnwise for the data gradient. Hopper and earlier run

@@ -13,7 +13,11 @@ FrameworkOptions frameworkOptions(const Scenario& s)
     o.fp8_recipe = t.precision == Precision::FP8;
     o.tp_comm_overlap = p.tp > 1 && p.sequence_parallel; // it splits SP's collectives
     o.compile = fsdp;
-    o.fp8_param_gather = t.framework == Framework::Megatron && t.precision == Precision::FP8;
+    // Megatron's FP8 parameters; FSDP's float8 all-gather (ZeRO 3, tensorwise).
+    const Fp8Recipe r = t.fp8_recipe;
+    const bool tensorwise = r == Fp8Recipe::Default || r == Fp8Recipe::Tensorwise;
+    o.fp8_param_gather = t.precision == Precision::FP8 && (t.framework == Framework::Megatron ||
+                                                           (fsdp && p.zero >= 3 && tensorwise));
     o.fsdp_version = fsdp && p.zero >= 2;
     o.fsdp_reshard = fsdp && p.zero >= 3;
     o.fsdp_prefetch = fsdp && conventions(t, p).zero3_reshard_after_forward;

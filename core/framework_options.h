@@ -11,7 +11,8 @@ struct FrameworkOptions
     bool fp8_recipe = false;      ///< training.fp8_recipe: precision fp8
     bool tp_comm_overlap = false; ///< parallel.tp_comm_overlap: TP > 1 with SP
     bool compile = false;         ///< training.compile: FSDP (Megatron and DeepSpeed always fuse)
-    /// training.fp8_param_gather: Megatron in FP8 (its weights and their gather).
+    /// training.fp8_param_gather: Megatron in FP8 (its weights and their gather); FSDP ZeRO 3
+    /// with FP8 tensorwise (torchao's float8 all-gather).
     bool fp8_param_gather = false;
     bool fsdp_version = false; ///< training.fsdp_version: FSDP sharding (zero 2 or 3)
     /// training.fsdp_reshard_after_forward: FSDP zero 3.

@@ -316,6 +316,11 @@ void readTraining(Reader& r, Scenario& s, std::int64_t& local, std::int64_t& glo
                    "'" + *recipe + "' is not tensorwise, rowwise or rowwise_with_gw_hp");
         }
     }
+    // torchao's float8 all-gather (with tensorwise; the scales' precompute goes with it).
+    const bool fp8Gather =
+        r.boolean("quantize.linear.float8", "enable_fsdp_float8_all_gather").value_or(false);
+    (void)r.boolean("quantize.linear.float8", "precompute_float8_dynamic_scale_for_fsdp");
+    t.fp8_param_gather = t.precision == Precision::FP8 && fp8Gather;
     (void)r.string("optimizer", "name");
     // optimizer.implementation (since 6e4988550, Feb 2025; "fused" by default, the fsdp default);
     // before it, optimizer.fused (default false) chose fused or foreach (foreach = not fused).

@@ -156,14 +156,14 @@ void commonWarnings(const Scenario& s, LaunchFramework f, Warnings& w)
                   ? "training.fsdp_version 1: torchtitan shards with FSDP2 (fully_shard); written "
                     "as FSDP2"
                   : "training.fsdp_version is a PyTorch FSDP setting; not written");
-    // FP8 parameters are Megatron-Core's (Transformer Engine's quantized weights); DeepSpeed
-    // has none, and torchtitan's FP8 all-gather is its tensorwise recipe's own.
-    const bool megatronFamily =
-        f == LaunchFramework::Megatron || f == LaunchFramework::MegatronBridge;
-    if (s.training.fp8_param_gather && (!megatronFamily || s.training.precision != Precision::FP8))
+    // FP8 parameter gathers: Megatron-Core's FP8 parameters, torchao's float8 all-gather
+    // (torchtitan, which says its own recipe limits); DeepSpeed has none.
+    if (s.training.fp8_param_gather &&
+        (f == LaunchFramework::DeepSpeed || s.training.precision != Precision::FP8))
         w.add("fp8_param_gather_not_written",
-              megatronFamily ? "training.fp8_param_gather needs precision fp8; not written"
-                             : "training.fp8_param_gather is a Megatron-Core setting; not written");
+              f == LaunchFramework::DeepSpeed
+                  ? "training.fp8_param_gather: DeepSpeed gathers no FP8 parameters; not written"
+                  : "training.fp8_param_gather needs precision fp8; not written");
     if (!s.calibration.empty())
         w.add("calibration_not_carried",
               "the calibration profile " + s.calibration + " is a paralens setting, not written");

@@ -335,8 +335,8 @@ void otherTables(const Scenario& s, std::ostringstream& o, Warnings& w)
         t.str("implementation", std::string(torchtitanOptimizerImpl(tr.optimizer_impl)));
     }
     if (tr.precision == Precision::FP8) {
-        // Tensorwise scaling with FP8 all-gathers, torchtitan's recipe for FSDP (docs/float8.md);
-        // the rowwise recipes gather in BF16.
+        // torchao's float8 recipe; with training.fp8_param_gather FSDP gathers in float8 with
+        // precomputed scales (tensorwise only, torchtitan docs/float8.md; off by default).
         Fp8Recipe recipe = resolvedFp8Recipe(tr);
         if (recipe == Fp8Recipe::Delayed || recipe == Fp8Recipe::Mxfp8) {
             w.add("fp8_recipe_not_torchao_float8",
@@ -346,9 +346,13 @@ void otherTables(const Scenario& s, std::ostringstream& o, Warnings& w)
         }
         Table t(o, "quantize.linear.float8");
         t.str("recipe_name", std::string(toString(recipe)));
-        if (recipe == Fp8Recipe::Tensorwise) {
+        if (recipe == Fp8Recipe::Tensorwise && tr.fp8_param_gather) {
             t.boolean("enable_fsdp_float8_all_gather", true);
             t.boolean("precompute_float8_dynamic_scale_for_fsdp", true);
+        } else if (tr.fp8_param_gather) {
+            w.add("fp8_param_gather_not_written",
+                  "training.fp8_param_gather: torchao gathers in float8 with the tensorwise recipe "
+                  "only; not written");
         }
         if (s.model.isMoe()) {
             Table g(o, "quantize.grouped_mm.float8");

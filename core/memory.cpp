@@ -98,9 +98,10 @@ double commBufferBytes(const ParallelPlan& pl, const FrameworkConventions& fw,
             double live = fw.zero3_live_layers * sp.largest_layer;
             if (fw.zero3_max_live_params > 0)
                 live = std::min(live, fw.zero3_max_live_params);
+            // Gathered layers hold their elements as gathered (float8 with FSDP's FP8 gather).
+            buffers += live * fw.linear_gather_bytes;
             if (fw.zero3_root_unsharded && (st.first || st.last))
-                live += sp.embedding;
-            buffers += live * fw.weight_bytes;
+                buffers += sp.embedding * fw.weight_bytes;
         }
         // With unsharded accumulation only the compute-dtype gradient waits to be added.
         const double unitGrad =

@@ -76,13 +76,26 @@ private slots:
         QCOMPARE(fp8WeightExtraBytes(params, Fp8Recipe::Tensorwise, "GB200"), -1.0);
         QCOMPARE(fp8WeightExtraBytes(cache, Fp8Recipe::Mxfp8, b200), 2.0);
         QCOMPARE(fp8WeightExtraBytes(params, Fp8Recipe::Mxfp8, b200), 0.0);
-        // Neither in BF16, nor outside Megatron-Core.
+        // Neither in BF16, nor in DeepSpeed.
         for (const FrameworkConventions& c : {conv(Framework::Megatron, Precision::BF16, true),
-                                              conv(Framework::DeepSpeed, Precision::FP8, true),
-                                              conv(Framework::FSDP, Precision::FP8, true)}) {
+                                              conv(Framework::DeepSpeed, Precision::FP8, true)}) {
             QCOMPARE(fp8WeightExtraBytes(c, Fp8Recipe::Default, h100), 0.0);
             QCOMPARE(c.linear_gather_bytes, c.weight_bytes);
         }
+        // PyTorch FSDP with torchao's float8 all-gather (tensorwise, the FSDP default): 1-byte
+        // gathers and FSDP2's copy-out of them (read 1, write 1); no Transformer Engine copies.
+        Scenario f = fp8Plan(true, 3);
+        f.training.framework = Framework::FSDP;
+        const FrameworkConventions fsdp = conventions(f.training, f.parallel);
+        QCOMPARE(fsdp.linear_gather_bytes, 1.0);
+        QCOMPARE(fsdp.zero3_gather_copy_bytes, 2.0);
+        QCOMPARE(fp8WeightExtraBytes(fsdp, Fp8Recipe::Default, h100), 0.0);
+        // Rowwise recipes gather bf16 (the cast follows the gather); so does the default off.
+        f.training.fp8_recipe = Fp8Recipe::Rowwise;
+        QCOMPARE(conventions(f.training, f.parallel).linear_gather_bytes, 2.0);
+        f.training.fp8_recipe = Fp8Recipe::Default;
+        f.training.fp8_param_gather = false;
+        QCOMPARE(conventions(f.training, f.parallel).zero3_gather_copy_bytes, 4.0);
     }
 
     void cacheIsTwoBytesPerLinearWeight()
@@ -147,6 +160,22 @@ private slots:
                       "fp8_param_gather_needs_distributed_optimizer"));
         QVERIFY(!warns(launchConfig(fp8Plan(true, 1), LaunchFramework::Megatron),
                        "fp8_param_gather_needs_distributed_optimizer"));
+        // torchtitan: torchao's float8 all-gather with precomputed scales, tensorwise only.
+        Scenario t = fp8Plan(true, 3);
+        t.training.framework = Framework::FSDP;
+        const std::string toml = launchConfig(t, LaunchFramework::Torchtitan).files.front().text;
+        QVERIFY(toml.find("enable_fsdp_float8_all_gather = true") != std::string::npos);
+        QVERIFY(importLaunch(toml, "train.toml", {"llama3-70b", "h100-sxm"})
+                    .scenario.training.fp8_param_gather);
+        t.training.fp8_param_gather = false;
+        const std::string off = launchConfig(t, LaunchFramework::Torchtitan).files.front().text;
+        QVERIFY(off.find("enable_fsdp_float8_all_gather") == std::string::npos);
+        QVERIFY(!importLaunch(off, "train.toml", {"llama3-70b", "h100-sxm"})
+                     .scenario.training.fp8_param_gather);
+        t.training.fp8_param_gather = true;
+        t.training.fp8_recipe = Fp8Recipe::Rowwise;
+        QVERIFY(
+            warns(launchConfig(t, LaunchFramework::Torchtitan), "fp8_param_gather_not_written"));
         // DeepSpeed has no FP8 parameters; a BF16 plan has nothing to gather in FP8.
         QVERIFY(warns(launchConfig(fp8Plan(true), LaunchFramework::DeepSpeed),
                       "fp8_param_gather_not_written"));

@@ -95,17 +95,21 @@ private slots:
         QVERIFY(!matters(kept, none));
     }
 
-    // FP8 parameters change Megatron's weights and their gather in FP8 only: the DP gather
-    // moves 1 byte per linear weight (zero 1 with DP > 1), so the step time moves there.
-    void fp8ParamsOnlyForMegatronFp8()
+    // FP8 parameter gathers: Megatron's FP8 parameters (the DP gather moves 1 byte per linear
+    // weight, zero 1 with DP > 1) and FSDP's float8 all-gather (zero 3, tensorwise) move the
+    // step time; BF16, DeepSpeed and FSDP's rowwise recipes gather nothing in FP8.
+    void fp8ParamsOnlyWhereAGatherMovesFp8()
     {
         auto on = [](Scenario& s) { s.training.fp8_param_gather = true; };
-        const Scenario fp8 = plan(Framework::Megatron, 1, 1, Precision::FP8);
-        QVERIFY(frameworkOptions(fp8).fp8_param_gather);
-        QVERIFY(matters(fp8, on));
-        for (const Scenario& s :
-             {plan(Framework::Megatron, 1, 1), plan(Framework::FSDP, 1, 3, Precision::FP8),
-              plan(Framework::DeepSpeed, 1, 1, Precision::FP8)}) {
+        for (const Scenario& s : {plan(Framework::Megatron, 1, 1, Precision::FP8),
+                                  plan(Framework::FSDP, 1, 3, Precision::FP8)}) {
+            QVERIFY(frameworkOptions(s).fp8_param_gather);
+            QVERIFY(matters(s, on));
+        }
+        Scenario rowwise = plan(Framework::FSDP, 1, 3, Precision::FP8);
+        rowwise.training.fp8_recipe = Fp8Recipe::Rowwise;
+        for (const Scenario& s : {plan(Framework::Megatron, 1, 1), rowwise,
+                                  plan(Framework::DeepSpeed, 1, 1, Precision::FP8)}) {
             QVERIFY(!frameworkOptions(s).fp8_param_gather);
             QVERIFY(!matters(s, on));
         }
