@@ -551,14 +551,14 @@ void KernelModel::linear(double M, double K, double N, double count, double& f, 
     // rowwise_with_gw_hp keeps the weight-gradient GEMM in BF16 (torchao Float8LinearConfig).
     w += count * gemm(K, M, N, fp8_ok && recipe != Fp8Recipe::RowwiseGwHp);
     if (fp8 && fp8_ok) {
-        const Fp8CastBytes c = fp8CastBytes(M, K, N, recipe, in_gather, grad_gather);
+        const Fp8CastBytes c = fp8CastBytes(M, K, N, recipe, in_gather, grad_gather, weight_gather);
         f += count * stream(c.forward);
         b += count * stream(c.backward);
     }
 }
 
 Fp8CastBytes fp8CastBytes(double M, double K, double N, Fp8Recipe recipe, double in_gather,
-                          double grad_gather)
+                          double grad_gather, double weight_gather)
 {
     const double x = M * K, wt = K * N, dy = M * N;
     // Tensorwise with an FP8 all-gather: amax + cast on the shard, transposed copy of the whole.
@@ -566,8 +566,8 @@ Fp8CastBytes fp8CastBytes(double M, double K, double N, Fp8Recipe recipe, double
     Fp8CastBytes c;
     switch (recipe) {
     case Fp8Recipe::Tensorwise:
-        c.forward = gathered(in_gather) * x + 5 * wt;
-        c.backward = gathered(grad_gather) * dy + 3 * wt;
+        c.forward = gathered(in_gather) * x + (weight_gather > 1 ? 5 / weight_gather : 5) * wt;
+        c.backward = gathered(grad_gather) * dy + (weight_gather > 1 ? 2 : 3) * wt;
         break;
     case Fp8Recipe::Rowwise:
         c.forward = 3 * x + 3 * wt;
@@ -643,6 +643,10 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
     KernelModel k;
     k.fp8 = s.training.precision == Precision::FP8 && gpu.fp8_tflops > 0;
     k.recipe = resolvedFp8Recipe(s.training);
+    if (k.fp8 && s.training.framework == Framework::FSDP && s.parallel.zero >= 3 &&
+        fsdpFloat8AllGather(s.training))
+        k.weight_gather =
+            double(std::max(1, s.parallel.shardGroup())) * double(std::max(1, s.parallel.cp));
     k.peak_bf16 = gpu.bf16_tflops * kFlopsPerTflop;
     k.peak_lin = k.fp8 ? gpu.fp8_tflops * kFlopsPerTflop : k.peak_bf16;
     if (kc.gemm_efficiency > 0) {

@@ -47,6 +47,9 @@ struct KernelModel
     double sms = 0;                 ///< streamingMultiprocessors() of the GPU
     bool fp8 = false;
     Fp8Recipe recipe = Fp8Recipe::Delayed; ///< resolved (never Default) when fp8
+    /// FSDP shards over which torchao gathers the weights in float8 (fsdpFloat8AllGather());
+    /// 1 = the weights arrive in bf16 and each linear casts its own.
+    double weight_gather = 1;
     const MeasuredPerformance* measured = nullptr;
 
     /// Seconds of one GEMM of M×K by K×N: roofline at the profile's efficiency for that shape,
@@ -105,14 +108,16 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& k,
 /// - mxfp8: two casts per tensor, one per layout (3 + 3).
 /// `in_gather` / `grad_gather` > 1 (tensorwise only): X (dY) is cast on a 1/g shard (amax 2 +
 /// cast 3 bytes per shard element) and only its transposed copy made from the gathered FP8
-/// tensor (read 1, write 1).
+/// tensor (read 1, write 1). `weight_gather` > 1 (tensorwise, FSDP's float8 all-gather): W is
+/// cast on its 1/g shard before the gather (fp32 read 4, write 1) and the backward makes only
+/// its transposed copy (read 1, write 1; torchao float8/fsdp_utils.py).
 struct Fp8CastBytes
 {
     double forward = 0;
     double backward = 0;
 };
 Fp8CastBytes fp8CastBytes(double M, double K, double N, Fp8Recipe recipe = Fp8Recipe::Delayed,
-                          double in_gather = 1, double grad_gather = 1);
+                          double in_gather = 1, double grad_gather = 1, double weight_gather = 1);
 
 /// The FP8 recipe a scenario runs: training.fp8_recipe, or the framework's default (Fp8Recipe).
 Fp8Recipe resolvedFp8Recipe(const TrainingSettings& tr);

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/evaluate.h"
 #include "core/framework.h"
+#include "core/kernel_time.h"
 #include "core/launch_config.h"
 #include "core/launch_import.h"
 #include "core/scenario_io.h"
@@ -127,6 +128,19 @@ private slots:
         const double bf16Params = evaluate(bb).stages[0].parameters;
         QVERIFY(std::abs(bf16Params - evaluate(bp).stages[0].parameters - expected / 2) <= 8192.0);
         QVERIFY(std::abs(evaluate(b).stages[0].parameters - bf16Params - expected / 2) <= 8192.0);
+    }
+
+    void fsdpFloat8GatherCastsTheShard()
+    {
+        // torchao's float8 all-gather over 8 shards: W (K×N = 4096×4096) is cast on its shard
+        // (read 4, write 1 per shard element) and the backward makes only its transposed copy
+        // (read 1, write 1); X and dY keep their casts (6 bytes each per element).
+        const double M = 8192, K = 4096, N = 4096, wt = K * N;
+        const Fp8CastBytes plain = fp8CastBytes(M, K, N, Fp8Recipe::Tensorwise);
+        const Fp8CastBytes gathered = fp8CastBytes(M, K, N, Fp8Recipe::Tensorwise, 1, 1, 8);
+        QCOMPARE(plain.forward - gathered.forward, (5 - 5.0 / 8) * wt);
+        QCOMPARE(plain.backward - gathered.backward, (3 - 2.0) * wt);
+        QCOMPARE(gathered.forward, 6 * M * K + 5.0 / 8 * wt);
     }
 
     void fp8ParamsGatherInFp8()
