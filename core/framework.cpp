@@ -147,13 +147,16 @@ void applyGradReduceDtype(const TrainingSettings& t, FrameworkConventions& c)
     c.zero3_reduce_copy_bytes = c.compute_grad_bytes + bytes;
 }
 
-// Blackwell parts by name (B200, B300, GB200; lowercase compare).
+// Blackwell parts by name (B200, B300, GB200), case-insensitive and without allocating: the
+// search prices FP8 plans per evaluation.
 bool blackwellGpu(const std::string& gpu)
 {
-    std::string n = gpu;
-    for (char& ch : n)
-        ch = char(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-    return n.find("b200") != std::string::npos || n.find("b300") != std::string::npos;
+    const auto lower = [](char c) { return char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); };
+    for (std::size_t i = 0; i + 4 <= gpu.size(); ++i)
+        if (lower(gpu[i]) == 'b' && (gpu[i + 1] == '2' || gpu[i + 1] == '3') && gpu[i + 2] == '0' &&
+            gpu[i + 3] == '0')
+            return true;
+    return false;
 }
 
 } // namespace

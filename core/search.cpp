@@ -294,11 +294,17 @@ double stateBound(const Worker& w, int pp, int zero, int shard_group, int dp, in
                   const FrameworkConventions& fw, const ModelConstants& k)
 {
     const double shard = double(shard_group > 0 ? shard_group : dp) * cp;
+    // FP8 parameters smaller than the bf16 weights (per-tensor on Blackwell) lower the states.
+    const double fp8Less = zero <= 2
+                               ? std::min(0.0, fp8WeightExtraBytes(fw, w.sc.training.fp8_recipe,
+                                                                   w.sc.cluster.gpu.name))
+                               : 0.0;
     double worst = 0;
     for (int r = 0; r < pp; ++r) {
         const StageParams& sp = w.params[std::size_t(r)];
         const double bytes = modelStateBytes(sp.dense, fw, zero, shard, offload).total() +
-                             modelStateBytes(sp.expert, fw, zero, shard, offload).total();
+                             modelStateBytes(sp.expert, fw, zero, shard, offload).total() +
+                             fp8Less * linearWeights(sp);
         worst = std::max(worst, bytes);
     }
     return worst + k.cuda_context_bytes;
@@ -419,10 +425,13 @@ void runItem(Shared& sh, Worker& w, const Item& it)
     for (const auto& [zero, group] : inner.zero_groups) {
         pl.zero = zero;
         pl.shard_group = group;
+        // The plan's own dtypes (gradient reduce dtype, FP8 weights): the bound must not count
+        // more bytes than the evaluation will.
+        const FrameworkConventions planFw = split ? conventions(sc.training, pl) : fw;
         for (char off : inner.offload) {
             pl.offload_optimizer = off != 0;
             const bool hopeless = split && stateBound(w, it.pp, zero, group, it.dp, it.cp, off != 0,
-                                                      fw, constants) > capacity * (1 + 1e-9);
+                                                      planFw, constants) > capacity * (1 + 1e-9);
             if (!runTraining(sh, w, inner, hopeless, index, evaluated))
                 return;
         }

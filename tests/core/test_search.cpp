@@ -268,6 +268,7 @@ private slots:
     void denseMatchesBruteForce();
     void moeMatchesBruteForce();
     void pruningKeepsTheAnswer();
+    void pruningKeepsTheAnswerWithSmallerDtypes();
     void threadCountDoesNotChangeTheAnswer();
     void pinnedDimensionsRespected();
     void paretoFrontNonDominated();
@@ -373,6 +374,38 @@ void TestSearch::pruningKeepsTheAnswer()
     QCOMPARE(a.evaluated, b.evaluated);
     QCOMPARE(a.feasible, b.feasible);
     checkSameAnswer(a, b);
+}
+
+// The states' bound must count a plan's own dtypes, or it prunes plans that fit: per-tensor
+// FP8 parameters on Blackwell (1 byte per linear weight, fewer than bf16 weights) and
+// gradients reduced in bf16 (2 bytes, fewer than Megatron's fp32 main grads).
+void TestSearch::pruningKeepsTheAnswerWithSmallerDtypes()
+{
+    std::uint64_t pruned = 0;
+    for (int setting = 0; setting < 2; ++setting) {
+        // Capacities from where nothing fits to where everything does, 0.1 GiB apart.
+        for (double gib = 2; gib <= 8; gib += 0.1) {
+            ClusterSpec c = setting == 0 ? gb200_nvl72() : h100_sxm();
+            c.gpu.memory_gib = gib;
+            SearchSpace sp = space(tinyDense(), c, 16, 32, 2048);
+            if (setting == 0) {
+                sp.base.training.precision = Precision::FP8;
+                sp.base.training.fp8_recipe = Fp8Recipe::Tensorwise;
+                sp.base.training.fp8_param_gather = true;
+            } else {
+                sp.base.training.grad_reduce_dtype = GradReduceDtype::Bf16;
+            }
+            SearchOptions on, off;
+            on.rescore = off.rescore = false;
+            on.top_k = off.top_k = 40;
+            off.prune = false;
+            const SearchResult a = search(sp, on), b = search(sp, off);
+            pruned += a.pruned;
+            QCOMPARE(a.feasible, b.feasible);
+            checkSameAnswer(a, b);
+        }
+    }
+    QVERIFY(pruned > 0);
 }
 
 void TestSearch::threadCountDoesNotChangeTheAnswer()
