@@ -147,32 +147,29 @@ void applyGradReduceDtype(const TrainingSettings& t, FrameworkConventions& c)
     c.zero3_reduce_copy_bytes = c.compute_grad_bytes + bytes;
 }
 
-// Blackwell parts by name (B200, B300, GB200), case-insensitive and without allocating: the
-// search prices FP8 plans per evaluation.
-bool blackwellGpu(const std::string& gpu)
-{
-    const auto lower = [](char c) { return char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); };
-    for (std::size_t i = 0; i + 4 <= gpu.size(); ++i)
-        if (lower(gpu[i]) == 'b' && (gpu[i + 1] == '2' || gpu[i + 1] == '3') && gpu[i + 2] == '0' &&
-            gpu[i + 3] == '0')
-            return true;
-    return false;
-}
-
 } // namespace
+
+Fp8Recipe resolvedFp8Recipe(const TrainingSettings& tr)
+{
+    if (tr.fp8_recipe != Fp8Recipe::Default)
+        return tr.fp8_recipe;
+    // torchao's Float8LinearConfig defaults to tensorwise dynamic scaling (torchtitan's
+    // float8.recipe_name unset); Megatron-LM's --fp8-recipe defaults to delayed
+    // (kMegatronFp8Recipe), as does DeepSpeed's TransformerEngine path.
+    return tr.framework == Framework::FSDP ? Fp8Recipe::Tensorwise : Fp8Recipe::Delayed;
+}
 
 bool fsdpFloat8AllGather(const TrainingSettings& t)
 {
-    const bool tensorwise =
-        t.fp8_recipe == Fp8Recipe::Default || t.fp8_recipe == Fp8Recipe::Tensorwise;
-    return t.precision == Precision::FP8 && t.fp8_param_gather && tensorwise;
+    return t.framework == Framework::FSDP && t.precision == Precision::FP8 && t.fp8_param_gather &&
+           resolvedFp8Recipe(t) == Fp8Recipe::Tensorwise;
 }
 
-double fp8WeightExtraBytes(const FrameworkConventions& c, Fp8Recipe recipe, const std::string& gpu)
+double fp8WeightExtraBytes(const FrameworkConventions& c, Fp8Recipe recipe, bool blackwell)
 {
     if (!c.fp8_quantized_weights)
         return 0;
-    const double copies = recipe == Fp8Recipe::Mxfp8 || !blackwellGpu(gpu) ? 2.0 : 1.0;
+    const double copies = recipe == Fp8Recipe::Mxfp8 || !blackwell ? 2.0 : 1.0;
     return c.fp8_params ? copies - c.weight_bytes : copies;
 }
 
@@ -217,7 +214,7 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
     // torchao's float8 all-gather (enable_fsdp_float8_all_gather, tensorwise only): FSDP2 casts
     // each fp32 shard to float8 before its gather and gathers, and copies out, 1-byte elements
     // (torchao float8/fsdp_utils.py fsdp_pre_all_gather / fsdp_post_all_gather).
-    if (t.framework == Framework::FSDP && fsdpFloat8AllGather(t)) {
+    if (fsdpFloat8AllGather(t)) {
         c.linear_gather_bytes = 1;
         if (c.zero3_gather_copy_bytes > 0)
             c.zero3_gather_copy_bytes = 2 * c.linear_gather_bytes;

@@ -2,8 +2,6 @@
 #pragma once
 #include "core/plan.h"
 
-#include <string>
-
 namespace paralens {
 
 /// How a framework places layers on pipeline stages when they do not divide evenly.
@@ -224,9 +222,12 @@ struct LossBytes
 };
 LossBytes crossEntropyBytes(CrossEntropy kind);
 
+/// The FP8 recipe a scenario runs: training.fp8_recipe, or the framework's default (Fp8Recipe).
+Fp8Recipe resolvedFp8Recipe(const TrainingSettings& tr);
+
 /// torchao's float8 all-gather under PyTorch FSDP (training.fp8_param_gather with FP8 and the
 /// tensorwise recipe, torchtitan enable_fsdp_float8_all_gather): the layers' weights are cast to
-/// float8 on their shards and gathered in it; rowwise recipes gather bf16.
+/// float8 on their shards and gathered in it; rowwise recipes gather bf16. False outside FSDP.
 bool fsdpFloat8AllGather(const TrainingSettings& t);
 
 /// Bytes per linear weight element that FP8 weights add to a GPU's bf16 weights (negative when
@@ -237,7 +238,7 @@ bool fsdpFloat8AllGather(const TrainingSettings& t);
 /// copy; MXFP8 scales along rows and along columns apart, two copies anywhere (TE docs,
 /// "Performance Considerations: Handling transposes"). A cache beside bf16 weights adds the
 /// copies; FP8 parameters replace the bf16 weight with them. 0 outside Megatron FP8.
-double fp8WeightExtraBytes(const FrameworkConventions& c, Fp8Recipe recipe, const std::string& gpu);
+double fp8WeightExtraBytes(const FrameworkConventions& c, Fp8Recipe recipe, bool blackwell);
 
 /// HBM bytes per gradient element that FSDP1's reduce path streams each backward around its
 /// reduce-scatter: the split-backward cat into the flat gradient, the cast to the reduce dtype

@@ -14,8 +14,7 @@ FrameworkOptions frameworkOptions(const Scenario& s)
     o.tp_comm_overlap = p.tp > 1 && p.sequence_parallel; // it splits SP's collectives
     o.compile = fsdp;
     // Megatron's FP8 parameters; FSDP's float8 all-gather (ZeRO 3, tensorwise).
-    const Fp8Recipe r = t.fp8_recipe;
-    const bool tensorwise = r == Fp8Recipe::Default || r == Fp8Recipe::Tensorwise;
+    const bool tensorwise = resolvedFp8Recipe(t) == Fp8Recipe::Tensorwise;
     o.fp8_param_gather = t.precision == Precision::FP8 && (t.framework == Framework::Megatron ||
                                                            (fsdp && p.zero >= 3 && tensorwise));
     o.fsdp_version = fsdp && p.zero >= 2;

@@ -123,17 +123,28 @@ bool isInstinct(const std::string& name)
     return false;
 }
 
+// Whether the GPU is a Blackwell part (B200, B300, GB200), whose FP8 GEMMs take either operand
+// layout (fp8WeightExtraBytes()).
+bool scanBlackwell(const std::string& name)
+{
+    for (std::size_t i = 0; i < name.size(); ++i)
+        if ((name[i] | 0x20) == 'b' && (hasAt(name, i, "b200") || hasAt(name, i, "b300")))
+            return true;
+    return false;
+}
+
 // What evaluate() reads of the GPU's name: its family's GEMM efficiencies and SMs, and its kind.
 struct GpuTraits
 {
     FamilyEfficiency family;
     bool hopper = false;
     bool instinct = false;
+    bool blackwell = false;
 };
 
 GpuTraits scanTraits(const std::string& name)
 {
-    return {scanFamily(name), isHopper(name), isInstinct(name)};
+    return {scanFamily(name), isHopper(name), isInstinct(name), scanBlackwell(name)};
 }
 
 // A search evaluates millions of plans on one GPU: the last name's result is kept per thread,
@@ -153,6 +164,15 @@ FamilyEfficiency familyEfficiency(const std::string& name)
 {
     return gpuTraits(name).family;
 }
+
+} // namespace
+
+bool isBlackwell(const std::string& name)
+{
+    return gpuTraits(name).blackwell;
+}
+
+namespace {
 
 // Whether the element-wise ops run as fused kernels: Megatron-LM and DeepSpeed always fuse them
 // (apex / TransformerEngine kernels); FSDP runs eager PyTorch unless torch.compile is on.
@@ -431,16 +451,6 @@ bool opLevelCheckpointing(const TrainingSettings& tr)
     return tr.framework == Framework::FSDP && tr.recompute == Recompute::Selective;
 }
 
-Fp8Recipe resolvedFp8Recipe(const TrainingSettings& tr)
-{
-    if (tr.fp8_recipe != Fp8Recipe::Default)
-        return tr.fp8_recipe;
-    // torchao's Float8LinearConfig defaults to tensorwise dynamic scaling (torchtitan's
-    // float8.recipe_name unset); Megatron-LM's --fp8-recipe defaults to delayed
-    // (kMegatronFp8Recipe), as does DeepSpeed's TransformerEngine path.
-    return tr.framework == Framework::FSDP ? Fp8Recipe::Tensorwise : Fp8Recipe::Delayed;
-}
-
 AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
 {
     AttentionSetup a;
@@ -643,8 +653,7 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
     KernelModel k;
     k.fp8 = s.training.precision == Precision::FP8 && gpu.fp8_tflops > 0;
     k.recipe = resolvedFp8Recipe(s.training);
-    if (k.fp8 && s.training.framework == Framework::FSDP && s.parallel.zero >= 3 &&
-        fsdpFloat8AllGather(s.training))
+    if (k.fp8 && s.parallel.zero >= 3 && fsdpFloat8AllGather(s.training))
         k.weight_gather =
             double(std::max(1, s.parallel.shardGroup())) * double(std::max(1, s.parallel.cp));
     k.peak_bf16 = gpu.bf16_tflops * kFlopsPerTflop;

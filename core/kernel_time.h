@@ -119,8 +119,9 @@ struct Fp8CastBytes
 Fp8CastBytes fp8CastBytes(double M, double K, double N, Fp8Recipe recipe = Fp8Recipe::Delayed,
                           double in_gather = 1, double grad_gather = 1, double weight_gather = 1);
 
-/// The FP8 recipe a scenario runs: training.fp8_recipe, or the framework's default (Fp8Recipe).
-Fp8Recipe resolvedFp8Recipe(const TrainingSettings& tr);
+/// Whether the GPU is a Blackwell part (B200, B300, GB200), by name; cached with the GPU's
+/// other traits, so a search compares the name rather than scanning it per evaluation.
+bool isBlackwell(const std::string& name);
 
 /// torchtitan's selective ("op") activation checkpointing (training.recompute selective under
 /// the FSDP framework): kernel_time.cpp says what it saves.

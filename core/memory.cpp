@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/memory.h"
+#include "core/kernel_time.h"
 #include "core/pipeline_cost.h"
 
 #include <algorithm>
@@ -342,7 +343,8 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
                              safeMicrobatches(s.training, pl) > 1;
     const double mb = safeMicrobatches(s.training, pl);
     const ZeroShards shards = zeroShards(pl);
-    const double fp8Extra = fp8WeightExtraBytes(fw, s.training.fp8_recipe, s.cluster.gpu.name);
+    const double fp8Extra =
+        fp8WeightExtraBytes(fw, s.training.fp8_recipe, isBlackwell(s.cluster.gpu.name));
     int groups = 0;
     for (int g : {pl.tp, pl.cp, pl.dp, pl.ep, pl.pp})
         groups += g > 1 ? 1 : 0;

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/evaluate.h"
 #include "core/framework.h"
+#include "core/kernel_time.h"
 #include "core/memory.h"
 #include "core/params.h"
 #include "core/plan_options.h"
@@ -295,10 +296,10 @@ double stateBound(const Worker& w, int pp, int zero, int shard_group, int dp, in
 {
     const double shard = double(shard_group > 0 ? shard_group : dp) * cp;
     // FP8 parameters smaller than the bf16 weights (per-tensor on Blackwell) lower the states.
-    const double fp8Less = zero <= 2
-                               ? std::min(0.0, fp8WeightExtraBytes(fw, w.sc.training.fp8_recipe,
-                                                                   w.sc.cluster.gpu.name))
-                               : 0.0;
+    const double fp8Less =
+        zero <= 2 ? std::min(0.0, fp8WeightExtraBytes(fw, w.sc.training.fp8_recipe,
+                                                      isBlackwell(w.sc.cluster.gpu.name)))
+                  : 0.0;
     double worst = 0;
     for (int r = 0; r < pp; ++r) {
         const StageParams& sp = w.params[std::size_t(r)];

@@ -62,7 +62,7 @@ class TestFp8Params : public QObject
 private slots:
     void conventionsPerFramework()
     {
-        const std::string h100 = "H100 SXM5", b200 = "B200";
+        const bool h100 = isBlackwell("H100 SXM5"), b200 = isBlackwell("B200");
         // Hopper, bf16 weights: TE's rowwise copy and its transpose, 1 + 1 bytes beside them.
         const FrameworkConventions cache = conv(Framework::Megatron, Precision::FP8, false);
         QCOMPARE(fp8WeightExtraBytes(cache, Fp8Recipe::Default, h100), 2.0);
@@ -74,7 +74,7 @@ private slots:
         // Blackwell runs per-tensor FP8 GEMMs on either layout: one copy serves both usages;
         // MXFP8 scales rows and columns apart: two copies there too.
         QCOMPARE(fp8WeightExtraBytes(cache, Fp8Recipe::Tensorwise, b200), 1.0);
-        QCOMPARE(fp8WeightExtraBytes(params, Fp8Recipe::Tensorwise, "GB200"), -1.0);
+        QCOMPARE(fp8WeightExtraBytes(params, Fp8Recipe::Tensorwise, isBlackwell("GB200")), -1.0);
         QCOMPARE(fp8WeightExtraBytes(cache, Fp8Recipe::Mxfp8, b200), 2.0);
         QCOMPARE(fp8WeightExtraBytes(params, Fp8Recipe::Mxfp8, b200), 0.0);
         // Neither in BF16, nor in DeepSpeed.
