@@ -80,6 +80,12 @@ private slots:
             // NVIDIA dgxc-benchmarking v25.01: 8B and 70B at their smallest and largest scale,
             // 405B at 32 (proxy), 576 and 2,304 GPUs; BF16 and FP8 each.
             {"reference/dgxc-benchmarking-llama3.1-h100.paralens-runs.json", 2 * (2 + 2 + 3)},
+            // IBM fms-fsdp README at 5e522b4 (blog Table 1): Llama 2 7B/13B/34B/70B on 128 A100
+            // and 96 H100.
+            {"reference/fms-fsdp-ibm.paralens-runs.json", 4 * 2},
+            // OLMo-core README: 7e58d1289's four models in BF16 and FP8, 41400c46f's 1B in both,
+            // c2be557a1's MFU table (1B, 7B, 13B).
+            {"reference/olmo-core-h100.paralens-runs.json", 4 * 2 + 2 + 3},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
