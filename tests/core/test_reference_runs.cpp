@@ -157,6 +157,47 @@ private slots:
         }
     }
 
+    // The PyTorch FSDP tables print tokens per second per GPU; the files hold the job's rate.
+    // Each figure below is read off its table (fms-fsdp README 5e522b4, OLMo-core READMEs
+    // 7e58d1289 and 41400c46f), not off the files.
+    void pytorchFsdpRowsAreTheTablesPerGpuFigures()
+    {
+        const RunSet set = builtinReferenceRuns();
+        const std::array<std::pair<const char*, double>, 6> rows{{
+            {"Llama 2 7B, 128 A100, HSDP, No AC, mb 2, s 4096", 3700},
+            {"Llama 2 70B, 128 A100, FSDP, Full AC, mb 2, s 4096", 370},
+            {"Llama 2 7B, 96 H100, HSDP, No AC, mb 2, s 4096", 7500},
+            {"Llama 2 70B, 96 H100, FSDP, Full AC, mb 2, s 4096", 800},
+            {"OLMo2-13B, 8 H100, HSDP (shard 8), compile, fp8, mb 1 gb 2048 (README 7e58d1289)",
+             5500},
+            {"OLMo-1B, 8 H100, FSDP, compile, bf16, mb 4 gb 1024 (README 41400c46f)", 44000},
+        }};
+        for (const auto& [name, perGpu] : rows) {
+            const MeasuredRun& r = byName(set, name);
+            QCOMPARE(r.measured.front().metric, RunMetric::TokensPerSecond);
+            QVERIFY2(near(r.measured.front().value / r.scenario.gpus, perGpu), name);
+            // One micro-batch per step in both codebases' loops: the global batch is the
+            // micro-batch on every GPU.
+            QVERIFY2(r.scenario.training.global_batch % r.scenario.gpus == 0, name);
+        }
+        // OLMo-core's float8 rows ran faster than their BF16 twins, and so does the model.
+        for (const char* model : {"OLMo2-1B", "OLMo2-7B", "Llama3-8B", "OLMo2-13B"}) {
+            const std::string tail = ", 8 H100, HSDP (shard 8), compile, ";
+            const std::string size = std::string(model) == "OLMo2-1B"    ? "mb 8 gb 1024"
+                                     : std::string(model) == "OLMo2-13B" ? "mb 1 gb 2048"
+                                                                         : "mb 2 gb 1024";
+            const MeasuredRun& bf =
+                byName(set, model + tail + "bf16, " + size + " (README 7e58d1289)");
+            const MeasuredRun& f8 =
+                byName(set, model + tail + "fp8, " + size + " (README 7e58d1289)");
+            QVERIFY2(f8.measured.front().value > bf.measured.front().value, model);
+            Estimate eb, e8;
+            evaluate(bf.scenario, eb);
+            evaluate(f8.scenario, e8);
+            QVERIFY2(e8.throughput.tokens_per_second > eb.throughput.tokens_per_second, model);
+        }
+    }
+
     void everyRunIsPredicted()
     {
         const RunSet set = builtinReferenceRuns();
