@@ -3,6 +3,7 @@
 #include "app/runs_loader.h"
 #include "core/accuracy_plot.h"
 #include "core/error.h"
+#include "core/kernel_time.h"
 #include "widgets/accuracyview.h"
 #include "widgets/units.h"
 
@@ -26,7 +27,8 @@ const char kOtherFile[] = "other file…";
 
 AccuracyPanel::AccuracyPanel(const PresetLibrary& presets, QWidget* parent)
     : QWidget(parent), m_presets(presets),
-      m_job(this, [this](AccuracyReport report) { predicted(std::move(report)); })
+      m_job(this, [this](AccuracyReport report) { predicted(std::move(report)); }),
+      m_publishedJob(this, [this](AccuracyReport r) { publishedPredicted(std::move(r)); })
 {
     setObjectName(QStringLiteral("accuracyPanel"));
     m_view = new AccuracyView(this);
@@ -71,6 +73,51 @@ AccuracyPanel::AccuracyPanel(const PresetLibrary& presets, QWidget* parent)
         setHardware(f.isEmpty() ? QStringLiteral("a100-80gb") : f);
     });
     connect(m_view, &AccuracyView::runChosen, this, &AccuracyPanel::runChosen);
+
+    // The built-in published runs (some 300, a fraction of a second) give the headline its
+    // note until the user loads runs of their own.
+    try {
+        m_publishedRuns = builtinReferenceRuns(presets).runs;
+    } catch (const InputError&) {
+        m_publishedRuns.clear(); // a user preset shadowing a built-in one: no note, no harm
+    }
+    if (!m_publishedRuns.empty())
+        m_publishedJob.start([runs = m_publishedRuns](const JobTicket&) {
+            return validateRuns(runs, ModelConstants{});
+        });
+}
+
+void AccuracyPanel::publishedPredicted(AccuracyReport report)
+{
+    m_published = std::move(report);
+    updateNote();
+}
+
+QString AccuracyPanel::publishedNote(QString& tip) const
+{
+    if (!m_published)
+        return {};
+    const SimilarAccuracy a = stackAccuracy(*m_published, m_publishedRuns, m_scenario);
+    if (a.runs == 0)
+        return {};
+    const auto qs = [](std::string_view v) {
+        return QString::fromUtf8(v.data(), qsizetype(v.size()));
+    };
+    const QString fw = qs(toString(m_scenario.training.framework));
+    const QString family = qs(gpuFamily(m_scenario.cluster.gpu.name));
+    const QString bias = units::percent(std::abs(a.mean_fast));
+    tip = tr("The model against the %1 built-in published runs of the %2 framework on %3 GPUs "
+             "(paralens reference; docs/validation.md): on average it predicts them %4 %5, "
+             "mean absolute error %6. Load runs of your own on the Accuracy page to compare "
+             "with them instead.")
+              .arg(a.runs)
+              .arg(fw, family)
+              .arg(bias, a.mean_fast >= 0 ? tr("faster than measured") : tr("slower than measured"))
+              .arg(units::percent(a.mape));
+    return tr("vs published: ±%1 on %2 runs (%3 %4)")
+        .arg(units::percent(a.mape))
+        .arg(a.runs)
+        .arg(bias, a.mean_fast >= 0 ? tr("fast") : tr("slow"));
 }
 
 void AccuracyPanel::setHardware(const QString& idOrFile)
@@ -192,7 +239,9 @@ void AccuracyPanel::showStatus()
 void AccuracyPanel::updateNote()
 {
     QString text, tip;
-    if (!m_runs.empty() && !isBusy()) {
+    if (m_runs.empty())
+        text = publishedNote(tip);
+    else if (!isBusy()) {
         const SimilarAccuracy a = similarAccuracy(m_view->report(), m_runs, m_scenario);
         const QString gpu = QString::fromStdString(m_scenario.cluster.gpu.name);
         if (a.runs > 0) {

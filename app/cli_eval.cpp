@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli_commands.h"
+#include "core/accuracy.h"
+#include "core/accuracy_plot.h"
 #include "core/calibration.h"
 #include "core/error.h"
 #include "core/estimate_json.h"
 #include "core/evaluate.h"
+#include "core/kernel_time.h"
 #include "core/scenario_io.h"
 #include "core/units.h"
 #include "widgets/qt_text.h"
@@ -14,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <memory>
 
 namespace paralens::cli {
@@ -27,6 +31,24 @@ QString gib(double bytes)
 QString ms(double seconds)
 {
     return QString::asprintf("%.1f", seconds * 1e3);
+}
+
+// How far the model's own constants were from the built-in published runs of this framework on
+// this GPU family (stackAccuracy()): the evidence behind the figures above.
+void printPublishedEvidence(QTextStream& out, const Scenario& s)
+{
+    const RunSet set = builtinReferenceRuns();
+    const SimilarAccuracy a = stackAccuracy(validateRuns(set.runs, ModelConstants{}), set.runs, s);
+    const QString stack = qText(toString(s.training.framework)) + " on " +
+                          qText(gpuFamily(s.cluster.gpu.name)) + " GPUs";
+    if (a.runs == 0) {
+        out << "Published runs of this stack (" << stack << "): none built in\n";
+        return;
+    }
+    out << QString::asprintf("Published runs of this stack (%s, paralens reference): %d speed "
+                             "figures, MAPE %.1f %%, predicted %.1f %% %s on average\n",
+                             qPrintable(stack), a.runs, 100 * a.mape, 100 * std::abs(a.mean_fast),
+                             a.mean_fast >= 0 ? "fast" : "slow");
 }
 
 void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
@@ -79,6 +101,8 @@ void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
     out << QString::asprintf("Throughput: %.0f tokens/s, %.1f TFLOP/s per GPU (model FLOPs, full "
                              "s²), MFU %.1f %%, HFU %.1f %%\n",
                              th.tokens_per_second, th.tflops_per_gpu, 100 * th.mfu, 100 * th.hfu);
+    if (!e.calibrated)
+        printPublishedEvidence(out, s);
     const auto warnings = warningTexts(e);
     if (!warnings.empty()) {
         out << "\nWarnings:\n";

@@ -3,6 +3,7 @@
 // accuracy on runs like the current scenario.
 #include "core/accuracy_plot.h"
 #include "core/fitted_constants.h"
+#include "core/kernel_time.h"
 
 #include <algorithm>
 #include <array>
@@ -137,24 +138,48 @@ AccuracyPlot accuracyPlot(const AccuracyReport& report, std::span<const Measured
     return plot;
 }
 
-SimilarAccuracy similarAccuracy(const AccuracyReport& report, std::span<const MeasuredRun> runs,
-                                const Scenario& current)
+namespace {
+
+// The speed rows of `runs` that `alike` accepts, summed up.
+template <typename Alike>
+SimilarAccuracy accuracyWhere(const AccuracyReport& report, std::span<const MeasuredRun> runs,
+                              Alike alike)
 {
     SimilarAccuracy out;
-    double sum = 0;
+    double sum = 0, fast = 0;
     for (const RunResult& r : report.rows) {
         double measured = 0, predicted = 0;
-        if (r.run_index >= runs.size() || !stepsOf(r, measured, predicted))
-            continue;
-        const Scenario& s = runs[r.run_index].scenario;
-        if (!sameGpuName(s.cluster.gpu.name, current.cluster.gpu.name) ||
-            !sameArchitecture(s.model, current.model))
+        if (r.run_index >= runs.size() || !stepsOf(r, measured, predicted) ||
+            !alike(runs[r.run_index].scenario))
             continue;
         ++out.runs;
         sum += std::abs(r.error);
+        fast += measured / predicted - 1;
     }
     out.mape = out.runs > 0 ? sum / out.runs : 0;
+    out.mean_fast = out.runs > 0 ? fast / out.runs : 0;
     return out;
+}
+
+} // namespace
+
+SimilarAccuracy similarAccuracy(const AccuracyReport& report, std::span<const MeasuredRun> runs,
+                                const Scenario& current)
+{
+    return accuracyWhere(report, runs, [&](const Scenario& s) {
+        return sameGpuName(s.cluster.gpu.name, current.cluster.gpu.name) &&
+               sameArchitecture(s.model, current.model);
+    });
+}
+
+SimilarAccuracy stackAccuracy(const AccuracyReport& report, std::span<const MeasuredRun> runs,
+                              const Scenario& current)
+{
+    const std::string_view family = gpuFamily(current.cluster.gpu.name);
+    const Framework fw = current.training.framework;
+    return accuracyWhere(report, runs, [&](const Scenario& s) {
+        return s.training.framework == fw && gpuFamily(s.cluster.gpu.name) == family;
+    });
 }
 
 } // namespace paralens

@@ -57,8 +57,18 @@ struct SimilarAccuracy
 {
     int runs = 0;    ///< predicted speed rows of similar runs
     double mape = 0; ///< their mean absolute percentage error (fraction)
+    /// Their mean of measured over predicted step time, less 1: how much faster the model
+    /// says they run (negative: slower). A bias the MAPE alone hides.
+    double mean_fast = 0;
 };
 SimilarAccuracy similarAccuracy(const AccuracyReport& report, std::span<const MeasuredRun> runs,
                                 const Scenario& current);
+
+/// The accuracy on runs of the current scenario's software stack: same framework, same GPU
+/// family (gpuFamily()), any model. Published runs rarely train the user's model, but the
+/// model's errors follow the stack (docs/validation.md: PyTorch FSDP on Hopper reads fast,
+/// Megatron-Core there does not), so this is the evidence the built-in runs give a plan.
+SimilarAccuracy stackAccuracy(const AccuracyReport& report, std::span<const MeasuredRun> runs,
+                              const Scenario& current);
 
 } // namespace paralens

@@ -172,6 +172,20 @@ bool isBlackwell(const std::string& name)
     return gpuTraits(name).blackwell;
 }
 
+std::string_view gpuFamily(const std::string& name)
+{
+    const GpuTraits& t = gpuTraits(name);
+    if (t.family.sms == kSmsA100)
+        return "A100";
+    if (t.hopper)
+        return "Hopper";
+    if (t.blackwell)
+        return "Blackwell";
+    if (t.instinct)
+        return "Instinct";
+    return "other";
+}
+
 namespace {
 
 // Whether the element-wise ops run as fused kernels: Megatron-LM and DeepSpeed always fuse them

@@ -3,7 +3,9 @@
 // is the model's own prediction scaled by a known factor, textbook rank correlations, the rank of
 // the model's best plan in a group whose measurements the test chose.
 #include "core/accuracy.h"
+#include "core/accuracy_plot.h"
 #include "core/evaluate.h"
+#include "core/kernel_time.h"
 #include "core/reference.h"
 #include "core/validate.h"
 #include "test_scenarios.h"
@@ -254,6 +256,69 @@ private slots:
             QCOMPARE(parseGroupBy(toString(g)), std::optional<GroupBy>(g));
         QVERIFY(!parseGroupBy("plan"));
         QCOMPARE(metricName(RunMetric::TokensPerSecond), std::string_view("tokens_per_second"));
+    }
+
+    void gpuFamiliesByName()
+    {
+        QCOMPARE(gpuFamily("A100-SXM4-80GB"), std::string_view("A100"));
+        QCOMPARE(gpuFamily("H100 96GB HBM2e 500W"), std::string_view("Hopper"));
+        QCOMPARE(gpuFamily("NVIDIA H200"), std::string_view("Hopper"));
+        QCOMPARE(gpuFamily("GB200"), std::string_view("Blackwell"));
+        QCOMPARE(gpuFamily("MI325X"), std::string_view("Instinct"));
+        QCOMPARE(gpuFamily("V100-SXM2-32GB"), std::string_view("other"));
+    }
+
+    // The evidence the built-in runs give a plan: the speed rows of its framework on its GPU
+    // family, whatever the model. Four rows by hand, one peak-memory row that must not count.
+    void stackAccuracyFollowsFrameworkAndGpuFamily()
+    {
+        auto runOn = [](Framework fw, const char* gpu) {
+            MeasuredRun r;
+            r.scenario.training.framework = fw;
+            r.scenario.cluster.gpu.name = gpu;
+            return r;
+        };
+        const std::vector<MeasuredRun> runs = {
+            runOn(Framework::FSDP, "H100-SXM5-80GB"), runOn(Framework::FSDP, "H200"),
+            runOn(Framework::Megatron, "H100-SXM5-80GB"), runOn(Framework::FSDP, "A100-SXM4-80GB"),
+            runOn(Framework::FSDP, "H100-SXM5-80GB")};
+        auto row = [](std::size_t i, RunMetric m, double measured, double predicted, double step) {
+            RunResult r;
+            r.metric = m;
+            r.measured = measured;
+            r.predicted = predicted;
+            r.error = (predicted - measured) / measured;
+            r.step_seconds = step;
+            r.run_index = i;
+            return r;
+        };
+        AccuracyReport rep;
+        // Tokens/s 20 % and 10 % high (the model is that much fast); a step 5 % short (fast by
+        // 1 / 0.95 − 1); tokens/s 10 % low; a memory row.
+        rep.rows = {row(0, RunMetric::TokensPerSecond, 100, 120, 1.0),
+                    row(1, RunMetric::TokensPerSecond, 100, 110, 2.0),
+                    row(2, RunMetric::StepSeconds, 1.0, 0.95, 0.95),
+                    row(3, RunMetric::TokensPerSecond, 100, 90, 3.0),
+                    row(4, RunMetric::PeakMemoryGib, 50, 80, 1.0)};
+        Scenario s;
+        s.training.framework = Framework::FSDP;
+        s.cluster.gpu.name = "H100 96GB HBM2e 500W";
+        SimilarAccuracy a = stackAccuracy(rep, runs, s);
+        QCOMPARE(a.runs, 2);
+        QVERIFY(near(a.mape, 0.15));
+        QVERIFY(near(a.mean_fast, 0.15));
+        s.training.framework = Framework::Megatron;
+        a = stackAccuracy(rep, runs, s);
+        QCOMPARE(a.runs, 1);
+        QVERIFY(near(a.mape, 0.05));
+        QVERIFY(near(a.mean_fast, 1 / 0.95 - 1));
+        s.training.framework = Framework::FSDP;
+        s.cluster.gpu.name = "A100-SXM4-40GB";
+        a = stackAccuracy(rep, runs, s);
+        QCOMPARE(a.runs, 1);
+        QVERIFY(near(a.mean_fast, -0.1));
+        s.training.framework = Framework::DeepSpeed;
+        QCOMPARE(stackAccuracy(rep, runs, s).runs, 0);
     }
 
     void referenceRunsAreOneDataSet()
