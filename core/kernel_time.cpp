@@ -209,6 +209,20 @@ double sequenceRelayoutElements(const Dims& d, const ParallelPlan& pl, const Tra
     return 4 * 2 * d.h;
 }
 
+// Two-byte elements per q or k element RoPE streams in forward: eager kernels
+// (ModelConstants::eager_rope_elements, counted from torchtitan's complex form; the rotate_half
+// form's five kernels stream about as much) or one fused kernel reading and writing once (2).
+// torch.compile fuses the real-valued form only: Inductor runs complex operators as eager
+// kernels (RopeImpl).
+double ropeElements(const TrainingSettings& tr, const ModelConstants& kc)
+{
+    RopeImpl r = tr.rope_impl;
+    if (r == RopeImpl::Default)
+        r = tr.framework == Framework::FSDP ? RopeImpl::Complex : RopeImpl::Fused;
+    const bool eager = r == RopeImpl::Complex || (r == RopeImpl::Real && !fusedElementwise(tr));
+    return eager ? kc.eager_rope_elements : 2.0;
+}
+
 // Two-byte elements per token one layer's element-wise kernels stream in forward: fused (two
 // norms, two residual adds, two dropouts as ModelConstants::elementwise_hidden_elements, RoPE
 // read + write of q and k, the activation / MoE copies of `ffn_elems`) or eager PyTorch. Only
@@ -222,13 +236,13 @@ double elementwiseElements(const ModelSpec& m, const Dims& d, const TrainingSett
     if (fusedElementwise(tr)) {
         // Two dropouts (read h, write h each) run only when the recipe has dropout.
         const double hidden = kc.elementwise_hidden_elements - (tr.dropoutOn() ? 0.0 : 4.0);
-        return hidden * d.h / d.tsp + 2 * qk + ffn_elems;
+        return hidden * d.h / d.tsp + ropeElements(tr, kc) * qk + ffn_elems;
     }
     const double perNorm =
         m.norm == NormType::LayerNorm ? kc.eager_layernorm_elements : kc.eager_norm_elements;
     const double norms = 2 * perNorm * d.h / d.tsp;
     const double residuals = 2 * 3 * d.h / d.tsp; // read 2 + 2, write 2 bytes each
-    const double rope = kc.eager_rope_elements * qk;
+    const double rope = ropeElements(tr, kc) * qk;
     const double attnOut = 2 * d.o / d.t; // the attention output made contiguous
     double act = ffn_elems;
     if (!moe || !m.isMoe())

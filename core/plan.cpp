@@ -73,6 +73,11 @@ constexpr std::array<std::pair<AttentionKernel, std::string_view>, 4> kAttention
      {AttentionKernel::Flash2, "flash2"},
      {AttentionKernel::Fused, "fused"},
      {AttentionKernel::Triton, "triton"}}};
+constexpr std::array<std::pair<RopeImpl, std::string_view>, 4> kRopeImpls{
+    {{RopeImpl::Default, "default"},
+     {RopeImpl::Complex, "complex"},
+     {RopeImpl::Real, "real"},
+     {RopeImpl::Fused, "fused"}}};
 constexpr std::array<std::pair<CrossEntropy, std::string_view>, 4> kCrossEntropies{
     {{CrossEntropy::Default, "default"},
      {CrossEntropy::Megatron, "megatron"},
@@ -194,6 +199,16 @@ std::optional<AttentionKernel> parseAttentionKernel(std::string_view s)
 std::optional<CrossEntropy> parseCrossEntropy(std::string_view s)
 {
     return valueOf(kCrossEntropies, s);
+}
+
+std::string_view toString(RopeImpl v)
+{
+    return nameOf(kRopeImpls, v);
+}
+
+std::optional<RopeImpl> parseRopeImpl(std::string_view s)
+{
+    return valueOf(kRopeImpls, s);
 }
 
 std::string_view toString(OptimizerImpl v)

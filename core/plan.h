@@ -104,6 +104,22 @@ enum class CrossEntropy
               ///< default loss_fn 'fused_crossentropy')
 };
 
+/// How the model code applies rotary position embeddings to q and k (training.rope_impl;
+/// docs/model.md "Element-wise kernels"). It decides what torch.compile can fuse: Inductor has
+/// no code generation for complex operators and runs them as eager ATen kernels
+/// (torch/_inductor/lowering.py: "Torchinductor does not support code generation for complex
+/// operators. Performance may be worse than eager.").
+enum class RopeImpl
+{
+    Default, ///< the framework's own: FSDP (torchtitan's Llama) Complex, Megatron / DeepSpeed Fused
+    Complex, ///< view_as_complex · freqs_cis (torchtitan models/llama3 apply_rotary_emb): eager
+             ///< kernels, also under torch.compile
+    Real,    ///< rotate_half with cos / sin (Hugging Face, OLMo-core's default RotaryEmbedding):
+             ///< eager kernels, one fused kernel under torch.compile
+    Fused,   ///< one fused kernel (TransformerEngine / Megatron --apply-rope-fusion, flash-attn's
+             ///< rotary)
+};
+
 /// How the optimizer step is run (training.optimizer_impl; docs/model.md "Optimizer step").
 /// Default = the framework's out-of-the-box choice today: fused for all three (Megatron-LM and
 /// DeepSpeed run a fused multi-tensor Adam; torchtitan's optimizer.implementation defaults to
@@ -204,6 +220,8 @@ struct TrainingSettings
     AttentionKernel attention_kernel = AttentionKernel::Default;
     /// The loss kernel; default = the framework's own (CrossEntropy).
     CrossEntropy cross_entropy = CrossEntropy::Default;
+    /// How RoPE is applied; default = the framework's own (RopeImpl).
+    RopeImpl rope_impl = RopeImpl::Default;
     Optimizer optimizer = Optimizer::Adam;
     /// How the optimizer step runs; default = the framework's own (OptimizerImpl).
     OptimizerImpl optimizer_impl = OptimizerImpl::Default;
@@ -263,6 +281,7 @@ std::string_view toString(GradReduceDtype);      ///< "default", "fp32", "bf16"
 std::string_view toString(AttentionKernel);      ///< "default", "flash2", "fused", "triton"
 std::string_view toString(CrossEntropy);         ///< "default", "megatron", "eager", "fused"
 std::string_view toString(OptimizerImpl);        ///< "default", "fused", "foreach", "for_loop"
+std::string_view toString(RopeImpl);             ///< "default", "complex", "real", "fused"
 /// "default", "delayed", "tensorwise", "rowwise", "rowwise_with_gw_hp", "mxfp8"
 std::string_view toString(Fp8Recipe);
 std::optional<Schedule> parseSchedule(std::string_view);
@@ -277,6 +296,7 @@ std::optional<GradReduceDtype> parseGradReduceDtype(std::string_view);
 std::optional<FsdpBackwardPrefetch> parseFsdpBackwardPrefetch(std::string_view);
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view);
 std::optional<CrossEntropy> parseCrossEntropy(std::string_view);
+std::optional<RopeImpl> parseRopeImpl(std::string_view);
 std::optional<OptimizerImpl> parseOptimizerImpl(std::string_view);
 std::optional<Fp8Recipe> parseFp8Recipe(std::string_view);
 

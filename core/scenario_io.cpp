@@ -113,6 +113,7 @@ void readTraining(const json* t, TrainingSettings& ts)
                "default, flash2, fused, triton");
     r.readEnum("cross_entropy", ts.cross_entropy, parseCrossEntropy,
                "default, megatron, eager, fused");
+    r.readEnum("rope_impl", ts.rope_impl, parseRopeImpl, "default, complex, real, fused");
     r.readEnum("optimizer", ts.optimizer, parseOptimizer, "adam, sgd");
     r.readEnum("optimizer_impl", ts.optimizer_impl, parseOptimizerImpl,
                "default, fused, foreach, for_loop");
@@ -153,7 +154,7 @@ constexpr std::array kKeyOrder{
     "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "attention_kernel", "cross_entropy", "optimizer", "optimizer_impl", "framework",
+    "attention_kernel", "cross_entropy", "rope_impl", "optimizer", "optimizer_impl", "framework",
     "overlap_grad_reduce", "compile", "fp8_recipe", "moe_load_imbalance", "dropout",
     "fsdp_reshard_after_forward", "fsdp_backward_prefetch", "fsdp_version", "grad_reduce_dtype",
     "fp8_param_gather"};
@@ -287,6 +288,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["attention_kernel"] = std::string(toString(t.attention_kernel));
     if (t.cross_entropy != CrossEntropy::Default)
         j["training"]["cross_entropy"] = std::string(toString(t.cross_entropy));
+    if (t.rope_impl != RopeImpl::Default)
+        j["training"]["rope_impl"] = std::string(toString(t.rope_impl));
     if (t.optimizer_impl != OptimizerImpl::Default)
         j["training"]["optimizer_impl"] = std::string(toString(t.optimizer_impl));
     if (t.fp8_recipe != Fp8Recipe::Default)
@@ -359,7 +362,7 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.compile == b.compile && a.moe_load_imbalance == b.moe_load_imbalance &&
            a.dropout == b.dropout && a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward &&
            a.fp8_recipe == b.fp8_recipe && a.cross_entropy == b.cross_entropy &&
-           a.optimizer_impl == b.optimizer_impl &&
+           a.rope_impl == b.rope_impl && a.optimizer_impl == b.optimizer_impl &&
            a.fsdp_backward_prefetch == b.fsdp_backward_prefetch &&
            a.fsdp_version == b.fsdp_version && a.grad_reduce_dtype == b.grad_reduce_dtype &&
            a.fp8_param_gather == b.fp8_param_gather;

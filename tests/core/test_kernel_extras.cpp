@@ -113,7 +113,9 @@ private slots:
         kc.kernel_launch_seconds = 0;
         const ModelSpec m = llama8b();
         const ParallelPlan pl;
-        const TrainingSettings eager = fsdp(false), compiled = fsdp(true);
+        const TrainingSettings eager = fsdp(false);
+        TrainingSettings compiled = fsdp(true);
+        compiled.rope_impl = RopeImpl::Real; // the rotate_half form torch.compile fuses
         const Dims d = dimsFor(m, eager, pl);
         const LayerTimes e = layerTimes(m, d, kernels(), pl, eager, kc, AttentionSetup{}, false);
         const LayerTimes c = layerTimes(m, d, kernels(), pl, compiled, kc, AttentionSetup{}, false);
@@ -128,6 +130,37 @@ private slots:
         meg.dropout = false;
         QVERIFY_CLOSE(layerTimes(m, d, kernels(), pl, meg, kc, AttentionSetup{}, false).f, c.f,
                       1e-12);
+    }
+
+    // torchtitan's RoPE multiplies complex numbers (view_as_complex), for which Inductor
+    // generates no code: torch.compile leaves its eager kernels, 10·(q + kv) elements per token
+    // instead of the fused 2·(q + kv). The rotate_half form it fuses; eager, both forms stream
+    // alike; TransformerEngine's fused kernel streams once.
+    void complexRopeStaysEagerUnderCompile()
+    {
+        ModelConstants kc;
+        kc.kernel_launch_seconds = 0;
+        const ModelSpec m = llama8b();
+        const ParallelPlan pl;
+        auto times = [&](bool compile, RopeImpl r) {
+            TrainingSettings tr = fsdp(compile);
+            tr.rope_impl = r;
+            return layerTimes(m, dimsFor(m, tr, pl), kernels(), pl, tr, kc, AttentionSetup{},
+                              false);
+        };
+        const Dims d = dimsFor(m, fsdp(true), pl);
+        const double extra = 2 * d.tokens * (10 - 2) * (4096. + 1024.) / 1e12; // 2 B at 1 TB/s
+        const LayerTimes complexC = times(true, RopeImpl::Complex);
+        const LayerTimes realC = times(true, RopeImpl::Real);
+        QVERIFY_CLOSE(complexC.f - realC.f, extra, 1e-9);
+        QVERIFY_CLOSE(complexC.b - realC.b, 2 * extra, 1e-9);
+        // The FSDP default is torchtitan's complex form.
+        QVERIFY_CLOSE(times(true, RopeImpl::Default).f, complexC.f, 1e-12);
+        // Eager, the two forms are priced alike; a fused kernel streams q and k once.
+        QVERIFY_CLOSE(times(false, RopeImpl::Complex).f, times(false, RopeImpl::Real).f, 1e-12);
+        QVERIFY_CLOSE(times(false, RopeImpl::Complex).f - times(false, RopeImpl::Fused).f, extra,
+                      1e-9);
+        QVERIFY_CLOSE(times(true, RopeImpl::Fused).f, realC.f, 1e-12);
     }
 
     void dtensorSequenceParallelCopiesTheGatheredTensors()
@@ -376,7 +409,8 @@ private slots:
         const ParallelPlan pl;
         ModelConstants kc;
         kc.kernel_launch_seconds = 0;
-        const TrainingSettings sac = fsdp(true, Recompute::Selective);
+        TrainingSettings sac = fsdp(true, Recompute::Selective);
+        sac.rope_impl = RopeImpl::Real; // every element-wise op fused (kFusedElements)
         const Dims d = dimsFor(m, sac, pl);
         const LayerTimes lt = layerTimes(m, d, kernels(), pl, sac, kc, AttentionSetup{}, false);
         const double elem = 2 * d.tokens * kFusedElements / 1e12;

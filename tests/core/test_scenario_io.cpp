@@ -313,6 +313,35 @@ private slots:
             errorOf(R"({"training": {"cross_entropy": 1}})").contains("training.cross_entropy"));
     }
 
+    void ropeImplRoundTrips()
+    {
+        const Scenario s = parseScenario(R"({"training": {"framework": "fsdp"}})", "s.json");
+        QVERIFY(s.training.rope_impl == RopeImpl::Default);
+        QVERIFY(!scenarioToJson(s)["training"].contains("rope_impl"));
+        const std::pair<const char*, RopeImpl> values[] = {{"default", RopeImpl::Default},
+                                                           {"complex", RopeImpl::Complex},
+                                                           {"real", RopeImpl::Real},
+                                                           {"fused", RopeImpl::Fused}};
+        for (const auto& [name, kind] : values) {
+            const Scenario r = parseScenario(
+                std::string(R"({"training": {"rope_impl": ")") + name + "\"}}", "s.json");
+            QVERIFY(r.training.rope_impl == kind);
+            const Scenario back = parseScenario(scenarioToText(r), "back.json");
+            QVERIFY(back == r);
+            if (kind != RopeImpl::Default)
+                QCOMPARE(scenarioToJson(back)["training"]["rope_impl"].get<std::string>(),
+                         std::string(name));
+        }
+        Scenario t = s;
+        t.training.rope_impl = RopeImpl::Real;
+        QVERIFY(!(t == s));
+        std::string field;
+        const QString bad = errorOf(R"({"training": {"rope_impl": "yarn"}})", &field);
+        QVERIFY2(bad.contains("'yarn'") && bad.contains("default, complex, real, fused"),
+                 qPrintable(bad));
+        QCOMPARE(field, std::string("training.rope_impl"));
+    }
+
     void fp16RoundTrips()
     {
         const Scenario s = parseScenario(R"({"training": {"precision": "fp16"}})", "s.json");
