@@ -31,6 +31,38 @@ QString errorOf(const std::string& text, std::string* field = nullptr)
     return QString();
 }
 
+// A training enum that round-trips under `key`: each name reads back as its value and is written
+// only when not the default; `bad` is refused with the field and the list of names.
+template <typename E, std::size_t N>
+void trainingEnumRoundTrips(const char* key, E TrainingSettings::*member,
+                            const std::pair<const char*, E> (&values)[N], const char* bad,
+                            const char* names)
+{
+    const Scenario s = parseScenario(R"({"training": {"framework": "fsdp"}})", "s.json");
+    QVERIFY(s.training.*member == E::Default);
+    QVERIFY(!scenarioToJson(s)["training"].contains(key));
+    for (const auto& [name, kind] : values) {
+        const Scenario r = parseScenario(
+            std::string(R"({"training": {")") + key + "\": \"" + name + "\"}}", "s.json");
+        QVERIFY(r.training.*member == kind);
+        const Scenario back = parseScenario(scenarioToText(r), "back.json");
+        QVERIFY(back == r);
+        if (kind != E::Default)
+            QCOMPARE(scenarioToJson(back)["training"][key].template get<std::string>(),
+                     std::string(name));
+    }
+    Scenario t = s;
+    t.training.*member = values[N - 1].second;
+    QVERIFY(!(t == s));
+    std::string field;
+    const QString err =
+        errorOf(std::string(R"({"training": {")") + key + "\": \"" + bad + "\"}}", &field);
+    QVERIFY2(err.contains(QStringLiteral("'%1'").arg(bad)) && err.contains(names), qPrintable(err));
+    QCOMPARE(field, std::string("training.") + key);
+    QVERIFY(errorOf(std::string(R"({"training": {")") + key + "\": 1}}")
+                .contains(QStringLiteral("training.%1").arg(key)));
+}
+
 const char* kFull = R"({
   "model": "llama3-8b",
   "hardware": "h100-sxm",
@@ -284,62 +316,22 @@ private slots:
 
     void crossEntropyRoundTrips()
     {
-        Scenario s = parseScenario(R"({"training": {"framework": "fsdp"}})", "s.json");
-        QVERIFY(s.training.cross_entropy == CrossEntropy::Default);
-        QVERIFY(!scenarioToJson(s)["training"].contains("cross_entropy"));
         const std::pair<const char*, CrossEntropy> values[] = {{"default", CrossEntropy::Default},
                                                                {"megatron", CrossEntropy::Megatron},
                                                                {"eager", CrossEntropy::Eager},
                                                                {"fused", CrossEntropy::Fused}};
-        for (const auto& [name, kind] : values) {
-            const Scenario r = parseScenario(
-                std::string(R"({"training": {"cross_entropy": ")") + name + "\"}}", "s.json");
-            QVERIFY(r.training.cross_entropy == kind);
-            const Scenario back = parseScenario(scenarioToText(r), "back.json");
-            QVERIFY(back == r);
-            if (kind != CrossEntropy::Default)
-                QCOMPARE(scenarioToJson(back)["training"]["cross_entropy"].get<std::string>(),
-                         std::string(name));
-        }
-        Scenario t = s;
-        t.training.cross_entropy = CrossEntropy::Fused;
-        QVERIFY(!(t == s));
-        std::string field;
-        const QString bad = errorOf(R"({"training": {"cross_entropy": "liger"}})", &field);
-        QVERIFY2(bad.contains("'liger'"), qPrintable(bad));
-        QVERIFY2(bad.contains("default, megatron, eager, fused"), qPrintable(bad));
-        QCOMPARE(field, std::string("training.cross_entropy"));
-        QVERIFY(
-            errorOf(R"({"training": {"cross_entropy": 1}})").contains("training.cross_entropy"));
+        trainingEnumRoundTrips("cross_entropy", &TrainingSettings::cross_entropy, values, "liger",
+                               "default, megatron, eager, fused");
     }
 
     void ropeImplRoundTrips()
     {
-        const Scenario s = parseScenario(R"({"training": {"framework": "fsdp"}})", "s.json");
-        QVERIFY(s.training.rope_impl == RopeImpl::Default);
-        QVERIFY(!scenarioToJson(s)["training"].contains("rope_impl"));
         const std::pair<const char*, RopeImpl> values[] = {{"default", RopeImpl::Default},
                                                            {"complex", RopeImpl::Complex},
                                                            {"real", RopeImpl::Real},
                                                            {"fused", RopeImpl::Fused}};
-        for (const auto& [name, kind] : values) {
-            const Scenario r = parseScenario(
-                std::string(R"({"training": {"rope_impl": ")") + name + "\"}}", "s.json");
-            QVERIFY(r.training.rope_impl == kind);
-            const Scenario back = parseScenario(scenarioToText(r), "back.json");
-            QVERIFY(back == r);
-            if (kind != RopeImpl::Default)
-                QCOMPARE(scenarioToJson(back)["training"]["rope_impl"].get<std::string>(),
-                         std::string(name));
-        }
-        Scenario t = s;
-        t.training.rope_impl = RopeImpl::Real;
-        QVERIFY(!(t == s));
-        std::string field;
-        const QString bad = errorOf(R"({"training": {"rope_impl": "yarn"}})", &field);
-        QVERIFY2(bad.contains("'yarn'") && bad.contains("default, complex, real, fused"),
-                 qPrintable(bad));
-        QCOMPARE(field, std::string("training.rope_impl"));
+        trainingEnumRoundTrips("rope_impl", &TrainingSettings::rope_impl, values, "yarn",
+                               "default, complex, real, fused");
     }
 
     void fp16RoundTrips()
