@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/kernel_time.h"
 #include "widgets/accuracyview.h"
+#include "widgets/qt_text.h"
 #include "widgets/units.h"
 
 #include <QComboBox>
@@ -100,11 +101,8 @@ QString AccuracyPanel::publishedNote(QString& tip) const
     const SimilarAccuracy a = stackAccuracy(*m_published, m_publishedRuns, m_scenario);
     if (a.runs == 0)
         return {};
-    const auto qs = [](std::string_view v) {
-        return QString::fromUtf8(v.data(), qsizetype(v.size()));
-    };
-    const QString fw = qs(toString(m_scenario.training.framework));
-    const QString family = qs(gpuFamily(m_scenario.cluster.gpu.name));
+    const QString fw = qText(toString(m_scenario.training.framework));
+    const QString family = qText(gpuFamily(m_scenario.cluster.gpu.name));
     const QString bias = units::percent(std::abs(a.mean_fast));
     tip = tr("The model against the %1 built-in published runs of the %2 framework on %3 GPUs "
              "(paralens reference; docs/validation.md): on average it predicts them %4 %5, "
