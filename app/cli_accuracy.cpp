@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli_accuracy.h"
+#include "core/accuracy_plot.h"
 
 #include <QString>
 
@@ -62,6 +63,21 @@ void printRows(QTextStream& out, const AccuracyReport& rep, std::span<const Meas
     }
 }
 
+// The bias of each software stack: a level shared by all, or one stack's conventions.
+void printStacks(QTextStream& out, const AccuracyReport& rep, std::span<const MeasuredRun> runs)
+{
+    const std::vector<StackAccuracy> stacks = accuracyByStack(rep, runs);
+    if (stacks.empty())
+        return;
+    out << "\nBy stack (framework on GPU family): speed figures, MAPE, and how much faster the "
+           "model says they run (mean signed; negative: slower)\n";
+    for (const StackAccuracy& st : stacks)
+        out << "  " << QString::fromStdString(std::string(toString(st.framework))) << " on "
+            << QString::fromStdString(std::string(st.family)) << ": " << st.accuracy.runs
+            << QString::asprintf(" runs, MAPE %.1f %%, ", 100 * st.accuracy.mape)
+            << percent(st.accuracy.mean_fast) << "\n";
+}
+
 void printSummary(QTextStream& out, const AccuracyReport& rep, GroupBy group_by)
 {
     const AccuracySummary& s = rep.summary;
@@ -102,9 +118,10 @@ void printAccuracyReport(QTextStream& out, const AccuracyReport& report,
     }
     printRows(out, report, runs);
     printSummary(out, report, group_by);
+    printStacks(out, report, runs);
 }
 
-nlohmann::json accuracyJson(const AccuracyReport& report)
+nlohmann::json accuracyJson(const AccuracyReport& report, std::span<const MeasuredRun> runs)
 {
     using nlohmann::json;
     const AccuracySummary& s = report.summary;
@@ -132,8 +149,17 @@ nlohmann::json accuracyJson(const AccuracyReport& report)
         }
         rows.push_back(std::move(row));
     }
-    return json{
-        {"summary", std::move(summary)}, {"groups", std::move(groups)}, {"runs", std::move(rows)}};
+    json stacks = json::array();
+    for (const StackAccuracy& st : accuracyByStack(report, runs))
+        stacks.push_back({{"framework", std::string(toString(st.framework))},
+                          {"gpu_family", std::string(st.family)},
+                          {"runs", st.accuracy.runs},
+                          {"mape", st.accuracy.mape},
+                          {"mean_signed", st.accuracy.mean_fast}});
+    return json{{"summary", std::move(summary)},
+                {"groups", std::move(groups)},
+                {"stacks", std::move(stacks)},
+                {"runs", std::move(rows)}};
 }
 
 } // namespace paralens::cli

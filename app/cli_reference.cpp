@@ -44,7 +44,7 @@ int cmdReference(const QStringList& args)
         printAccuracyReport(out, report, set.runs, groupBy);
         return Ok;
     }
-    nlohmann::json doc = accuracyJson(report);
+    nlohmann::json doc = accuracyJson(report, set.runs);
     for (std::size_t i = 0; i < report.rows.size(); ++i) {
         const RunResult& r = report.rows[i];
         nlohmann::json& row = doc["runs"][i];

@@ -69,7 +69,7 @@ int cmdValidate(const QStringList& args)
     report.assumptions = std::move(assumptions);
     QTextStream out(stdout);
     if (parser.isSet(jsonOpt))
-        out << QString::fromStdString(accuracyJson(report).dump(2)) << "\n";
+        out << QString::fromStdString(accuracyJson(report, runs).dump(2)) << "\n";
     else
         printAccuracyReport(out, report, runs, *groupBy);
     return Ok;

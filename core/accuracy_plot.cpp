@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace paralens {
 namespace {
@@ -180,6 +181,27 @@ SimilarAccuracy stackAccuracy(const AccuracyReport& report, std::span<const Meas
     return accuracyWhere(report, runs, [&](const Scenario& s) {
         return s.training.framework == fw && gpuFamily(s.cluster.gpu.name) == family;
     });
+}
+
+std::vector<StackAccuracy> accuracyByStack(const AccuracyReport& report,
+                                           std::span<const MeasuredRun> runs)
+{
+    std::set<std::pair<Framework, std::string_view>> stacks;
+    for (const RunResult& r : report.rows) {
+        double measured = 0, predicted = 0;
+        if (r.run_index < runs.size() && stepsOf(r, measured, predicted)) {
+            const Scenario& s = runs[r.run_index].scenario;
+            stacks.emplace(s.training.framework, gpuFamily(s.cluster.gpu.name));
+        }
+    }
+    std::vector<StackAccuracy> out;
+    out.reserve(stacks.size());
+    for (const auto& [fw, family] : stacks)
+        out.push_back({fw, family, accuracyWhere(report, runs, [&](const Scenario& s) {
+                           return s.training.framework == fw &&
+                                  gpuFamily(s.cluster.gpu.name) == family;
+                       })});
+    return out;
 }
 
 } // namespace paralens

@@ -4,6 +4,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paralens {
@@ -70,5 +71,18 @@ SimilarAccuracy similarAccuracy(const AccuracyReport& report, std::span<const Me
 /// Megatron-Core there does not), so this is the evidence the built-in runs give a plan.
 SimilarAccuracy stackAccuracy(const AccuracyReport& report, std::span<const MeasuredRun> runs,
                               const Scenario& current);
+
+/// One software stack's share of a report: its framework on one GPU family.
+struct StackAccuracy
+{
+    Framework framework = Framework::Megatron;
+    std::string_view family; ///< gpuFamily(): "A100", "Hopper", "Blackwell", "Instinct", "other"
+    SimilarAccuracy accuracy;
+};
+/// stackAccuracy() for every stack among the runs that has a speed row, ordered by framework
+/// and then family: where the model is biased, by how much, on how many runs. A bias shared by
+/// every stack is a level; one that a single stack carries points at its conventions.
+std::vector<StackAccuracy> accuracyByStack(const AccuracyReport& report,
+                                           std::span<const MeasuredRun> runs);
 
 } // namespace paralens

@@ -75,7 +75,7 @@ private slots:
         QCOMPARE(r.code, 0);
         const auto j = nlohmann::json::parse(r.out.toStdString());
         using S = std::set<std::string>;
-        QVERIFY(keys(j) == (S{"summary", "groups", "runs"}));
+        QVERIFY(keys(j) == (S{"summary", "groups", "stacks", "runs"}));
         QVERIFY(keys(j["summary"]) == (S{"runs", "failed", "mape", "median_ape", "worst"}));
         QVERIFY(keys(j["summary"]["worst"]) == (S{"name", "error"}));
         QCOMPARE(j["summary"]["runs"].get<int>(), 1);
@@ -90,6 +90,16 @@ private slots:
         const auto& bad = j["runs"][1];
         QVERIFY(keys(bad) == (S{"name", "metric", "measured", "failed"}));
         QVERIFY(bad["failed"].get<std::string>().find("parallel.tp") != std::string::npos);
+        // One stack: Megatron (the default framework) on Hopper, the failed run left out. A
+        // step measured 1.25 x the prediction: the model says it runs 25 % faster.
+        QCOMPARE(j["stacks"].size(), std::size_t(1));
+        const auto& st = j["stacks"][0];
+        QVERIFY(keys(st) == (S{"framework", "gpu_family", "runs", "mape", "mean_signed"}));
+        QCOMPARE(st["framework"].get<std::string>(), std::string("megatron"));
+        QCOMPARE(st["gpu_family"].get<std::string>(), std::string("Hopper"));
+        QCOMPARE(st["runs"].get<int>(), 1);
+        QVERIFY(std::abs(st["mape"].get<double>() - 0.2) < 1e-4);
+        QVERIFY(std::abs(st["mean_signed"].get<double>() - 0.25) < 1e-4);
     }
 
     void textHasTableSummaryAndFailures()
@@ -103,6 +113,8 @@ private slots:
         QVERIFY(r.out.contains("1 runs predicted, 1 failed"));
         QVERIFY(r.out.contains("Mean absolute error (MAPE) over 1 runs: 20.0 %"));
         QVERIFY(r.out.contains("worst: slow, -20.0 %"));
+        QVERIFY(r.out.contains("By stack (framework on GPU family)"));
+        QVERIFY(r.out.contains("megatron on Hopper: 1 runs, MAPE 20.0 %, +25.0 %"));
     }
 
     void csvWithHardware()
@@ -184,10 +196,20 @@ private slots:
             QVERIFY(j.contains(k));
         QCOMPARE(j["summary"]["failed"].get<int>(), 0);
         QCOMPARE(j["summary"]["runs"].get<int>(), j["count"].get<int>());
+        // Every speed figure belongs to exactly one stack: the stacks' counts add up to the
+        // rows that are not peak memory.
+        int speed = 0, stacked = 0;
+        for (const auto& row : j["runs"])
+            speed += row["metric"].get<std::string>() != "peak_memory_gib";
+        for (const auto& st : j["stacks"])
+            stacked += st["runs"].get<int>();
+        QCOMPARE(stacked, speed);
+        QVERIFY(j["stacks"].size() >= 6); // Megatron, DeepSpeed, FSDP; A100 to Instinct
         const Result t = paralens::testcli::run({"reference"});
         QCOMPARE(t.code, 0);
         QVERIFY(t.out.contains("Mean absolute error (MAPE)"));
         QVERIFY(t.out.contains("Narayanan et al. 2021"));
+        QVERIFY(t.out.contains("fsdp on Hopper: "));
     }
 };
 

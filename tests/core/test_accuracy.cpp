@@ -319,6 +319,25 @@ private slots:
         QVERIFY(near(a.mean_fast, -0.1));
         s.training.framework = Framework::DeepSpeed;
         QCOMPARE(stackAccuracy(rep, runs, s).runs, 0);
+
+        // Every stack at once, ordered by framework, then family; the memory row's stack (FSDP
+        // on Hopper, run 4) has speed rows of its own, so no stack comes from memory alone.
+        const std::vector<StackAccuracy> all = accuracyByStack(rep, runs);
+        QCOMPARE(all.size(), std::size_t(3));
+        QVERIFY(all[0].framework == Framework::Megatron);
+        QCOMPARE(all[0].family, std::string_view("Hopper"));
+        QCOMPARE(all[0].accuracy.runs, 1);
+        QVERIFY(all[1].framework == Framework::FSDP);
+        QCOMPARE(all[1].family, std::string_view("A100"));
+        QVERIFY(near(all[1].accuracy.mean_fast, -0.1));
+        QCOMPARE(all[2].family, std::string_view("Hopper"));
+        QCOMPARE(all[2].accuracy.runs, 2);
+        QVERIFY(near(all[2].accuracy.mape, 0.15));
+        rep.rows.resize(4);
+        rep.rows.push_back(row(4, RunMetric::PeakMemoryGib, 50, 80, 1.0));
+        rep.rows.erase(rep.rows.begin(), rep.rows.begin() + 2); // FSDP on Hopper: memory only
+        QCOMPARE(accuracyByStack(rep, runs).size(), std::size_t(2));
+        QVERIFY(accuracyByStack(AccuracyReport{}, runs).empty());
     }
 
     void referenceRunsAreOneDataSet()
