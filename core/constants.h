@@ -45,6 +45,14 @@ inline constexpr double kFa2OnHopperShare = 0.62;
 /// same ratios are applied on other GPUs, to FlashAttention-2's rate there.
 inline constexpr double kTritonForwardSlowdown = 1.4;
 inline constexpr double kTritonBackwardSlowdown = 2.0;
+/// HBM bytes per logit of one metric that a training loop computes from the logits after the
+/// backward (training.logit_metrics): Composer's LanguageCrossEntropy runs
+/// torch.nn.CrossEntropyLoss on the bf16 logits under autocast and no_grad, the forward of
+/// PyTorch's eager cross-entropy as docs/formulas.md §2.6 counts it: the fp32 cast r2 w4 and
+/// log-softmax's max, sum-of-exp and write passes r4 + r4 + r4 w4 = 22 (composer/metrics/nlp.py
+/// LanguageCrossEntropy.update, run from composer/trainer/trainer.py _eval_train_metrics after
+/// every micro-batch's backward; aten SoftMax.cu).
+inline constexpr double kLogitMetricBytes = 22;
 /// Keys per tile of the key sequence (FA2 and FA3 tile head dimension 128 by 128 keys).
 inline constexpr double kFlashTileKeys = 128;
 /// A row of K keys runs at K / (K + 64) of the long-sequence rate: the fixed work per query

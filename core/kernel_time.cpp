@@ -769,6 +769,13 @@ StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad
     return t;
 }
 
+double logitMetricSeconds(const Dims& d, const KernelModel& k, std::int64_t vocab_pad, int metrics)
+{
+    if (metrics <= 0)
+        return 0;
+    return k.stream(kLogitMetricBytes * metrics * d.tokens * double(vocab_pad) / d.t);
+}
+
 StageTimes mtpProjectionTimes(const Dims& d, const KernelModel& k)
 {
     StageTimes t;

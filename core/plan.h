@@ -222,6 +222,11 @@ struct TrainingSettings
     CrossEntropy cross_entropy = CrossEntropy::Default;
     /// How RoPE is applied; default = the framework's own (RopeImpl).
     RopeImpl rope_impl = RopeImpl::Default;
+    /// Metrics the training loop computes over the logits after each micro-batch's backward,
+    /// each a cross-entropy in fp32 under no_grad (Composer's train metrics: llm-foundry's
+    /// ComposerMPTCausalLM keeps LanguageCrossEntropy and LanguagePerplexity unless
+    /// use_train_metrics is false, so 2). 0, every framework's default: none.
+    int logit_metrics = 0;
     Optimizer optimizer = Optimizer::Adam;
     /// How the optimizer step runs; default = the framework's own (OptimizerImpl).
     OptimizerImpl optimizer_impl = OptimizerImpl::Default;

@@ -114,6 +114,7 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readEnum("cross_entropy", ts.cross_entropy, parseCrossEntropy,
                "default, megatron, eager, fused");
     r.readEnum("rope_impl", ts.rope_impl, parseRopeImpl, "default, complex, real, fused");
+    r.readInt("logit_metrics", ts.logit_metrics, 0, bounds::kMaxLogitMetrics);
     r.readEnum("optimizer", ts.optimizer, parseOptimizer, "adam, sgd");
     r.readEnum("optimizer_impl", ts.optimizer_impl, parseOptimizerImpl,
                "default, fused, foreach, for_loop");
@@ -154,7 +155,7 @@ constexpr std::array kKeyOrder{
     "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "attention_kernel", "cross_entropy", "rope_impl", "optimizer", "optimizer_impl", "framework",
+    "attention_kernel", "cross_entropy", "rope_impl", "logit_metrics", "optimizer", "optimizer_impl", "framework",
     "overlap_grad_reduce", "compile", "fp8_recipe", "moe_load_imbalance", "dropout",
     "fsdp_reshard_after_forward", "fsdp_backward_prefetch", "fsdp_version", "grad_reduce_dtype",
     "fp8_param_gather"};
@@ -290,6 +291,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["cross_entropy"] = std::string(toString(t.cross_entropy));
     if (t.rope_impl != RopeImpl::Default)
         j["training"]["rope_impl"] = std::string(toString(t.rope_impl));
+    if (t.logit_metrics != 0)
+        j["training"]["logit_metrics"] = t.logit_metrics;
     if (t.optimizer_impl != OptimizerImpl::Default)
         j["training"]["optimizer_impl"] = std::string(toString(t.optimizer_impl));
     if (t.fp8_recipe != Fp8Recipe::Default)
@@ -362,7 +365,8 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.compile == b.compile && a.moe_load_imbalance == b.moe_load_imbalance &&
            a.dropout == b.dropout && a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward &&
            a.fp8_recipe == b.fp8_recipe && a.cross_entropy == b.cross_entropy &&
-           a.rope_impl == b.rope_impl && a.optimizer_impl == b.optimizer_impl &&
+           a.rope_impl == b.rope_impl && a.logit_metrics == b.logit_metrics &&
+           a.optimizer_impl == b.optimizer_impl &&
            a.fsdp_backward_prefetch == b.fsdp_backward_prefetch &&
            a.fsdp_version == b.fsdp_version && a.grad_reduce_dtype == b.grad_reduce_dtype &&
            a.fp8_param_gather == b.fp8_param_gather;

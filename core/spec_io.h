@@ -28,6 +28,9 @@ inline constexpr double kMaxMemoryGib = 1e6;
 inline constexpr double kMaxGbps = 1e7;
 inline constexpr double kMaxTflops = 1e7;
 inline constexpr double kMaxLatencyUs = 1e7;
+/// Metrics over the logits per micro-batch (training.logit_metrics): a training loop computes a
+/// handful (Composer's defaults are two); more is a typo.
+inline constexpr std::int64_t kMaxLogitMetrics = 16;
 /// A load imbalance of the busiest EP rank over the mean can not exceed the EP degree.
 inline constexpr double kMaxMoeLoadImbalance = double(kMaxGpus);
 } // namespace bounds

@@ -313,12 +313,15 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     const LayerTimes moe =
         sc.model.isMoe() ? layerTimes(sc.model, d, k, pl, sc.training, kc, att, true) : dense;
     const std::int64_t vpad = paddedVocab(sc.model.vocab, pl.tp, kc.vocab_divisible_by);
-    const StageTimes head = headTimes(d, k, vpad, *in.framework);
+    StageTimes head = headTimes(d, k, vpad, *in.framework);
     StageTimes mtpExtra{};
     if (sc.model.mtp_layers > 0) {
         mtpExtra = mtpProjectionTimes(d, k);
         addTimes(mtpExtra, head, 1);
     }
+    // The training loop's metrics read the main head's logits once its backward is done (not
+    // the MTP modules' logits, which no such loop reads).
+    head.backward_seconds += logitMetricSeconds(d, k, vpad, sc.training.logit_metrics);
     const StepModel sm{
         .dense = dense,
         .moe = moe,

@@ -7,6 +7,7 @@
 
 #include "core/comm_time.h"
 #include "core/dims.h"
+#include "core/evaluate.h"
 #include "core/kernel_time.h"
 #include "core/presets.h"
 #include "core/topology.h"
@@ -161,6 +162,41 @@ private slots:
         QVERIFY_CLOSE(times(false, RopeImpl::Complex).f - times(false, RopeImpl::Fused).f, extra,
                       1e-9);
         QVERIFY_CLOSE(times(true, RopeImpl::Fused).f, realC.f, 1e-12);
+    }
+
+    // Composer's train metrics (llm-foundry: LanguageCrossEntropy and LanguagePerplexity) each
+    // run CrossEntropyLoss on the bf16 logits after the micro-batch's backward: an fp32 cast
+    // (read 2, write 4 bytes per logit) and log_softmax's max, sum and write passes over the
+    // copy (read 4 + 4 + 4, write 4): 22 bytes per logit each.
+    void logitMetricsStreamTheLogitsAfterTheBackward()
+    {
+        const ModelSpec m = llama8b();
+        TrainingSettings tr = fsdp(false);
+        const ParallelPlan pl;
+        const Dims d = dimsFor(m, tr, pl);
+        const double logits = 8192.0 * 50368; // one micro-batch of 8,192 tokens, MPT's vocabulary
+        QVERIFY_CLOSE(logitMetricSeconds(d, kernels(), 50368, 2), 2 * 22 * logits / 1e12, 1e-12);
+        QCOMPARE(logitMetricSeconds(d, kernels(), 50368, 0), 0.0);
+
+        // On one GPU (no DP collective whose cover could change) each of the step's four
+        // micro-batches gains exactly that on the H100's 0.85 × 3,350 GB/s.
+        Scenario s;
+        s.model = m;
+        s.model.vocab = 50432; // 394 × 128: Megatron's padding leaves it as it is
+        s.cluster = *PresetLibrary::builtin().hardware("h100-sxm");
+        s.gpus = 1;
+        s.parallel = {};
+        s.training = tr;
+        s.training.micro_batch = 1;
+        s.training.global_batch = 4;
+        const Estimate none = evaluate(s);
+        s.training.logit_metrics = 2;
+        const Estimate two = evaluate(s);
+        const double perMb = 2 * 22 * (8192.0 * 50432) / (3350e9 * 0.85);
+        QVERIFY_CLOSE(two.time.step_seconds - none.time.step_seconds, 4 * perMb, 1e-9);
+        QVERIFY(two.time.step_seconds > none.time.step_seconds);
+        // Streamed, not computed: the FLOP count and so the MFU's numerator do not move.
+        QCOMPARE(two.throughput.model_flops_per_step, none.throughput.model_flops_per_step);
     }
 
     void dtensorSequenceParallelCopiesTheGatheredTensors()

@@ -334,6 +334,23 @@ private slots:
                                "default, complex, real, fused");
     }
 
+    void logitMetricsRoundTrip()
+    {
+        Scenario s = parseScenario(R"({"training": {"logit_metrics": 2}})", "s.json");
+        QCOMPARE(s.training.logit_metrics, 2);
+        QCOMPARE(scenarioToJson(s)["training"]["logit_metrics"].get<int>(), 2);
+        QVERIFY(parseScenario(scenarioToText(s), "back.json") == s);
+        Scenario none = s;
+        none.training.logit_metrics = 0;
+        QVERIFY(!(none == s));
+        QVERIFY(!scenarioToJson(none)["training"].contains("logit_metrics")); // the default
+        std::string field;
+        QVERIFY(errorOf(R"({"training": {"logit_metrics": -1}})", &field).contains("logit_metrics"));
+        QCOMPARE(field, std::string("training.logit_metrics"));
+        QVERIFY(errorOf(R"({"training": {"logit_metrics": 17}})").contains("16"));
+        QVERIFY(errorOf(R"({"training": {"logit_metrics": "two"}})").contains("logit_metrics"));
+    }
+
     void fp16RoundTrips()
     {
         const Scenario s = parseScenario(R"({"training": {"precision": "fp16"}})", "s.json");
