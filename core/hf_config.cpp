@@ -555,9 +555,14 @@ private:
             perLayerNote("MLP biases",
                          double(m_m.ffn_hidden) * (m_m.gated_mlp ? 2 : 1) + double(m_m.hidden));
         if (k == Kind::Qwen3 || k == Kind::Qwen3Moe || k == Kind::Olmo2 || k == Kind::Gemma3 ||
-            k == Kind::Gemma3Multimodal)
+            k == Kind::Gemma3Multimodal) {
+            // transformers' Qwen3Attention, Gemma3Attention (q_norm / k_norm per head) and
+            // Olmo2Attention (over the whole projection): the kernels are priced, the weights not.
+            m_m.qk_norm = true;
+            m_out.sources["qk_norm"] = std::string(m_f.name) + " architecture: q_norm and k_norm";
             perLayerNote(k == Kind::Olmo2 ? "q/k RMSNorm weights" : "per-head q/k RMSNorm weights",
                          k == Kind::Olmo2 ? q + kv : 2 * hd);
+        }
         if (k == Kind::Gemma2 || k == Kind::Gemma3 || k == Kind::Gemma3Multimodal)
             perLayerNote("post-attention and post-feed-forward norms", 2.0 * double(m_m.hidden));
         const bool sliding =
@@ -739,7 +744,8 @@ nlohmann::ordered_json hfPresetJson(const HfImport& imp, const std::string& id,
     p["source"] = "Hugging Face config.json (" + file + ", " + imp.architecture +
                   "), read by paralens import-model";
     for (const char* key : {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                            "vocab", "gated_mlp", "tied_embeddings", "mtp_layers", "moe", "mla"})
+                            "vocab", "gated_mlp", "tied_embeddings", "qk_norm", "mtp_layers", "moe",
+                            "mla"})
         if (spec.contains(key))
             p[key] = spec[key];
     for (const char* key : {"position_embedding", "norm"}) // written only off the convention

@@ -233,14 +233,17 @@ double elementwiseElements(const ModelSpec& m, const Dims& d, const TrainingSett
                            const ModelConstants& kc, double ffn_elems, bool moe)
 {
     const double qk = m.position_embedding == PositionEmbedding::Rope ? (d.q + d.kv) / d.t : 0.0;
+    // QK-norm normalises the q and k elements of the rank's heads.
+    const double qkNormed = m.qk_norm ? (d.q + d.kv) / d.t : 0.0;
     if (fusedElementwise(tr)) {
-        // Two dropouts (read h, write h each) run only when the recipe has dropout.
+        // Two dropouts (read h, write h each) run only when the recipe has dropout; a fused
+        // norm reads and writes each element once, as the two of the hidden figure do.
         const double hidden = kc.elementwise_hidden_elements - (tr.dropoutOn() ? 0.0 : 4.0);
-        return hidden * d.h / d.tsp + ropeElements(tr, kc) * qk + ffn_elems;
+        return hidden * d.h / d.tsp + ropeElements(tr, kc) * qk + 2 * qkNormed + ffn_elems;
     }
     const double perNorm =
         m.norm == NormType::LayerNorm ? kc.eager_layernorm_elements : kc.eager_norm_elements;
-    const double norms = 2 * perNorm * d.h / d.tsp;
+    const double norms = 2 * perNorm * d.h / d.tsp + perNorm * qkNormed;
     const double residuals = 2 * 3 * d.h / d.tsp; // read 2 + 2, write 2 bytes each
     const double rope = ropeElements(tr, kc) * qk;
     const double attnOut = 2 * d.o / d.t; // the attention output made contiguous
@@ -642,11 +645,12 @@ double forwardKernelsPerLayer(const ModelSpec& m, const ParallelPlan& pl,
     // Attention core: one flash kernel, or baddbmm, fused softmax, dropout and bmm.
     k += tr.flash_attention ? 1 : 4;
     const bool rope = m.position_embedding == PositionEmbedding::Rope;
+    const int qkNorms = m.qk_norm ? 2 : 0;
     if (fusedElementwise(tr)) {
-        k += 2 + 2 + 1 + (rope ? 1 : 0); // two norms, two residual (bias-dropout-) adds, act, RoPE
+        k += 2 + qkNorms + 2 + 1 + (rope ? 1 : 0); // norms, two residual adds, act, RoPE
     } else {
         const int normKernels = m.norm == NormType::LayerNorm ? 1 : 6; // native layer_norm
-        k += 2 * normKernels + 2 + (rope ? 2 * 3 : 0) + 1 +
+        k += (2 + qkNorms) * normKernels + 2 + (rope ? 2 * 3 : 0) + 1 +
              (m.gated_mlp ? 2 : 1); // norms, adds, RoPE q/k, copy, act
     }
     if (moe && m.isMoe()) {

@@ -137,13 +137,20 @@ double pipelineBufferBytes(const ParallelPlan& pl, const Dims& d, const StageLay
 }
 
 // The activation formulas on precomputed sizes (stageMemory() computes them once for all).
+// QK-norm's inputs, kept for its backward (2 bytes per q and k element; its per-row fp32
+// statistics are negligible). torchtitan's per-op SAC recomputes it from the saved Q.
+double qkNormBytes(const ModelSpec& m, const Dims& d)
+{
+    return m.qk_norm ? 2 * d.s * d.b * (d.q + d.kv) / d.t : 0.0;
+}
+
 double denseLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
 {
     if (a.recompute == Recompute::Full)
         return 2 * d.s * d.b * d.h / d.tsp / d.cp;
     if (a.recompute == Recompute::Selective && a.selective == SelectivePolicy::SaveMatmuls)
         return opSacLayerBytes(m, d) / d.cp;
-    return (attentionBlockBytes(d, a) + mlpBlockBytes(m, d, a)) / d.cp;
+    return (attentionBlockBytes(d, a) + qkNormBytes(m, d) + mlpBlockBytes(m, d, a)) / d.cp;
 }
 
 double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
@@ -167,7 +174,8 @@ double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a
     const double experts = (k * stored * fe + m.moe.shared_experts * stored * fe) / d.t;
     ActivationShape attn = a;
     attn.tp_gathered_input = false; // the MoE estimate keeps Megatron's layout
-    return (attentionBlockBytes(d, attn) + sb * (replicated + experts)) / d.cp;
+    return (attentionBlockBytes(d, attn) + qkNormBytes(m, d) + sb * (replicated + experts)) /
+           d.cp;
 }
 
 // What one layer's backward rebuilds on top of the stored activations: with full recompute

@@ -85,6 +85,11 @@ struct ModelSpec
     PositionEmbedding position_embedding = PositionEmbedding::Rope;
     NormType norm = NormType::RmsNorm;
     bool tied_embeddings = false;
+    /// A norm (model.norm's kind) of q and of k before attention: Qwen3, Gemma 3 and OLMo 2,
+    /// Megatron-Core --qk-layernorm. Two more norm kernels per layer over the q and kv
+    /// elements, and their inputs kept for the backward; their weights (2·d_h per layer, q + kv
+    /// in OLMo 2) are not counted.
+    bool qk_norm = false;
     MoeSpec moe;
     MlaSpec mla; ///< attention is MLA (heads = n_h, kv_heads = heads) when mla.enabled()
     /// Multi-token-prediction modules (DeepSeek-AI 2024, "DeepSeek-V3 Technical Report",

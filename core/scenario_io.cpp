@@ -143,7 +143,7 @@ constexpr std::array kKeyOrder{
     "model", "hardware", "gpus", "parallel", "training", "calibration",
     // model / hardware objects
     "name", "gpu", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab",
-    "gated_mlp", "tied_embeddings", "mtp_layers", "moe", "experts", "top_k", "expert_ffn_hidden",
+    "gated_mlp", "tied_embeddings", "qk_norm", "mtp_layers", "moe", "experts", "top_k", "expert_ffn_hidden",
     "shared_experts", "layer_frequency", "first_dense_layers", "groups", "group_top_k", "mla",
     "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
     "position_embedding", "norm", "memory_gib", "hbm_gbps", "bf16_tflops", "fp8_tflops",

@@ -93,6 +93,7 @@ ModelSpec modelFromJson(const json& j, const std::string& path, bool preset)
     r.readInt64("vocab", m.vocab, 1, bounds::kMaxVocab);
     r.readBool("gated_mlp", m.gated_mlp);
     r.readBool("tied_embeddings", m.tied_embeddings);
+    r.readBool("qk_norm", m.qk_norm);
     r.readInt("mtp_layers", m.mtp_layers, 0, bounds::kMaxLayers);
     if (const json* moe = r.child("moe"))
         readMoe(*moe, jsonio::join(path, "moe"), m.moe);
@@ -125,6 +126,8 @@ json modelToJson(const ModelSpec& m)
     j["vocab"] = m.vocab;
     j["gated_mlp"] = m.gated_mlp;
     j["tied_embeddings"] = m.tied_embeddings;
+    if (m.qk_norm)
+        j["qk_norm"] = true;
     if (m.mtp_layers != 0) // written only when set
         j["mtp_layers"] = m.mtp_layers;
     if (!(m.moe == MoeSpec{})) {
@@ -234,7 +237,8 @@ bool operator==(const ModelSpec& a, const ModelSpec& b)
     return a.name == b.name && a.layers == b.layers && a.hidden == b.hidden && a.heads == b.heads &&
            a.kv_heads == b.kv_heads && a.head_dim == b.head_dim && a.ffn_hidden == b.ffn_hidden &&
            a.vocab == b.vocab && a.gated_mlp == b.gated_mlp &&
-           a.tied_embeddings == b.tied_embeddings && a.mtp_layers == b.mtp_layers &&
+           a.tied_embeddings == b.tied_embeddings && a.qk_norm == b.qk_norm &&
+           a.mtp_layers == b.mtp_layers &&
            a.moe == b.moe && a.mla == b.mla;
 }
 

@@ -249,6 +249,17 @@ private slots:
         QVERIFY(hasNote(load("qwen3-30b-a3b.json"), "q/k RMSNorm"));
     }
 
+    // Qwen3's attention normalises q and k per head (transformers Qwen3Attention q_norm,
+    // k_norm); Llama and Qwen2 do not.
+    void qkNormFromTheArchitecture()
+    {
+        const HfImport qwen3 = load("qwen3-30b-a3b.json");
+        QVERIFY(qwen3.model.qk_norm);
+        QVERIFY(qwen3.sources.count("qk_norm") == 1);
+        QVERIFY(!load("llama-3.1-8b.json").model.qk_norm);
+        QVERIFY(!load("qwen2.5-7b.json").model.qk_norm);
+    }
+
     // The preset written for an import loads back through the preset reader to the same spec.
     void presetRoundTrip_data()
     {

@@ -199,6 +199,57 @@ private slots:
         QCOMPARE(two.throughput.model_flops_per_step, none.throughput.model_flops_per_step);
     }
 
+    // QK-norm (Qwen3, OLMo 2, Gemma 3) normalises the q and kv elements of the rank's heads: a
+    // fused norm reads and writes each once (2 two-byte elements), eager RMSNorm streams 18;
+    // the backward twice the forward, as for every element-wise kernel. Llama 3 8B's shapes,
+    // TP 2: (4096 + 1024) / 2 elements per token.
+    void qkNormStreamsQAndK()
+    {
+        ModelConstants kc;
+        kc.kernel_launch_seconds = 0;
+        ModelSpec m = llama8b();
+        ParallelPlan pl;
+        pl.tp = 2;
+        auto layer = [&](bool qkNorm, bool compile) {
+            m.qk_norm = qkNorm;
+            const TrainingSettings tr = fsdp(compile);
+            return layerTimes(m, dimsFor(m, tr, pl), kernels(), pl, tr, kc, AttentionSetup{},
+                              false);
+        };
+        const double tokens = 8192, qk = (4096. + 1024.) / 2;
+        const double fused = 2 * tokens * 2 * qk / 1e12; // 2-byte elements at 1 TB/s
+        QVERIFY_CLOSE(layer(true, true).f - layer(false, true).f, fused, 1e-9);
+        QVERIFY_CLOSE(layer(true, true).b - layer(false, true).b, 2 * fused, 1e-9);
+        QVERIFY_CLOSE(layer(true, false).f - layer(false, false).f, 2 * tokens * 18 * qk / 1e12,
+                      1e-9);
+        // Two more kernels per layer fused, two eager RMSNorms' twelve unfused.
+        m.qk_norm = false;
+        const double base = forwardKernelsPerLayer(m, pl, fsdp(true), false);
+        const double baseEager = forwardKernelsPerLayer(m, pl, fsdp(false), false);
+        m.qk_norm = true;
+        QCOMPARE(forwardKernelsPerLayer(m, pl, fsdp(true), false) - base, 2.0);
+        QCOMPARE(forwardKernelsPerLayer(m, pl, fsdp(false), false) - baseEager, 12.0);
+
+        // Its inputs are kept for the backward: 2 bytes per q and k element per token and layer
+        // without recomputation; nothing with full recomputation, which keeps the layer input.
+        Scenario s;
+        s.model = llama8b();
+        s.cluster = *PresetLibrary::builtin().hardware("h100-sxm");
+        s.gpus = 1;
+        s.parallel = {};
+        s.training = fsdp(true);
+        s.training.framework = Framework::Megatron;
+        const Estimate plain = evaluate(s);
+        s.model.qk_norm = true;
+        const Estimate normed = evaluate(s);
+        QVERIFY_CLOSE(normed.stages[0].activations - plain.stages[0].activations,
+                      32 * 2 * 8192 * (4096. + 1024.), 1e-6);
+        s.training.recompute = Recompute::Full;
+        const Estimate full = evaluate(s);
+        s.model.qk_norm = false;
+        QVERIFY_CLOSE(full.stages[0].activations, evaluate(s).stages[0].activations, 1e-12);
+    }
+
     void dtensorSequenceParallelCopiesTheGatheredTensors()
     {
         // torchtitan shards the batch-first activations on dimension 1: each of a layer's two

@@ -334,6 +334,27 @@ private slots:
                                "default, complex, real, fused");
     }
 
+    void qkNormRoundTrips()
+    {
+        Scenario s = parseScenario(
+            R"({"model": {"layers": 2, "hidden": 64, "heads": 4, "ffn_hidden": 128, "vocab": 100,
+                          "qk_norm": true}})",
+            "s.json");
+        QVERIFY(s.model.qk_norm);
+        QVERIFY(scenarioToJson(s)["model"]["qk_norm"].get<bool>());
+        QVERIFY(parseScenario(scenarioToText(s), "back.json") == s);
+        Scenario plain = s;
+        plain.model.qk_norm = false;
+        QVERIFY(!(plain == s));
+        QVERIFY(!scenarioToJson(plain)["model"].contains("qk_norm")); // the default
+        std::string field;
+        QVERIFY(errorOf(R"({"model": {"layers": 2, "hidden": 64, "heads": 4, "ffn_hidden": 128,
+                        "vocab": 100, "qk_norm": "yes"}})",
+                        &field)
+                    .contains("qk_norm"));
+        QCOMPARE(field, std::string("model.qk_norm"));
+    }
+
     void logitMetricsRoundTrip()
     {
         Scenario s = parseScenario(R"({"training": {"logit_metrics": 2}})", "s.json");
