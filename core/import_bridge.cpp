@@ -165,6 +165,7 @@ std::optional<ModelSpec> modelShape(const Overrides& o, const ImportContext& ctx
     m.gated_mlp = o.boolean("model.gated_linear_unit").value_or(false);
     readPositionsAndNorm(o, ctx, m);
     m.tied_embeddings = o.boolean("model.share_embeddings_and_output_weights").value_or(true);
+    m.qk_norm = o.boolean("model.qk_layernorm").value_or(false);
     m.vocab = o.integer("model.vocab_size", 1, bounds::kMaxVocab).value_or(0);
     // TransformerConfig.mtp_num_layers: None (null) or a count of MTP modules.
     m.mtp_layers = readInt(o, "model.mtp_num_layers", 0, 0, bounds::kMaxLayers);

@@ -116,6 +116,7 @@ std::optional<ModelSpec> modelShape(const Flags& f, const ImportContext& ctx, bo
         ctx.fail("--ffn-hidden-size", "missing (paralens does not guess Megatron's default FFN)");
     m.ffn_hidden = *ffn;
     m.tied_embeddings = !f.has("--untie-embeddings-and-output-weights");
+    m.qk_norm = f.has("--qk-layernorm");
     if (!deepspeed)
         m.mtp_layers = readInt(f, "--mtp-num-layers", 0, 0, kMaxLayers);
     const auto vocab = f.integer("--vocab-size", 1, bounds::kMaxVocab);

@@ -131,6 +131,8 @@ void model(const ModelSpec& m, Overrides& o)
     o.set("model.normalization", std::string(megatronNormalization(m.norm)));
     o.set("model.position_embedding_type", std::string(megatronPositionType(m.position_embedding)));
     o.setBool("model.share_embeddings_and_output_weights", m.tied_embeddings);
+    if (m.qk_norm)
+        o.setBool("model.qk_layernorm", true);
     if (m.mtp_layers > 0)
         o.set("model.mtp_num_layers", m.mtp_layers);
     o.set("model.vocab_size", m.vocab);

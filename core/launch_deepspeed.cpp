@@ -137,6 +137,10 @@ void modelArgs(const Scenario& s, ArgList& a, Warnings& w)
               "--kv-lora-rank or head-width arguments); the model is written as multi-head "
               "attention of " +
                   std::to_string(m.heads) + " heads, its MLA widths not written");
+    if (m.qk_norm)
+        w.add("qk_norm_unsupported",
+              "Megatron-DeepSpeed has no norm of q and k (no --qk-layernorm); the model is "
+              "written without it");
     a.opt("--ffn-hidden-size", m.ffn_hidden);
     if (m.gated_mlp)
         a.flag("--swiglu");

@@ -40,7 +40,8 @@ bool sameShape(const ModelSpec& a, const ModelSpec& b)
     return x.layers == y.layers && x.hidden == y.hidden && x.heads == y.heads &&
            x.kv_heads == y.kv_heads && x.head_dim == y.head_dim && x.ffn_hidden == y.ffn_hidden &&
            x.vocab == y.vocab && x.gated_mlp == y.gated_mlp &&
-           x.tied_embeddings == y.tied_embeddings && x.mtp_layers == y.mtp_layers &&
+           x.tied_embeddings == y.tied_embeddings && x.qk_norm == y.qk_norm &&
+           x.mtp_layers == y.mtp_layers &&
            x.moe == y.moe && x.mla == y.mla;
 }
 

@@ -256,6 +256,8 @@ void megatronModelArgs(const ModelSpec& m, ArgList& a)
         a.flag("--disable-bias-linear");
     if (!m.tied_embeddings)
         a.flag("--untie-embeddings-and-output-weights");
+    if (m.qk_norm) // Megatron-Core's per-head norm of q and k (its --normalization kind)
+        a.flag("--qk-layernorm");
     if (m.mtp_layers > 0) // Megatron-Core MultiTokenPredictionBlock (DeepSeek-V3 §2.2)
         a.opt("--mtp-num-layers", m.mtp_layers);
     a.opt("--vocab-size", m.vocab - 1);

@@ -714,6 +714,38 @@ private slots:
         }
     }
 
+    // QK-norm is Megatron-LM's --qk-layernorm and the Bridge provider's qk_layernorm (both in
+    // the argument lists of tests/data/launch): written, and read back into the same scenario;
+    // Megatron-DeepSpeed has no such argument, so its launcher names the loss.
+    void qkNormTravelsWithTheShape()
+    {
+        Scenario s = base("llama3-8b", 8, Framework::Megatron);
+        s.model_id.clear();
+        s.model.name = "My QK-norm model";
+        s.model.qk_norm = true;
+        const LaunchConfig m = launchConfig(s, LaunchFramework::Megatron);
+        QVERIFY(m.files.front().text.find("--qk-layernorm") != std::string::npos);
+        QVERIFY(nameList("megatron-lm.txt").contains("--qk-layernorm"));
+        const LaunchConfig b = launchConfig(s, LaunchFramework::MegatronBridge);
+        bool written = false;
+        for (const auto& f : b.files)
+            written = written || f.text.find("model.qk_layernorm=true") != std::string::npos;
+        QVERIFY(written);
+        QVERIFY(nameList("megatron-bridge.txt").contains("model.qk_layernorm"));
+        for (const LaunchConfig* c : {&m, &b}) {
+            const LaunchImport back = roundTrip(*c);
+            QVERIFY2(back.scenario == s, qPrintable(describe(s, back.scenario)));
+        }
+        Scenario d = s;
+        d.training.framework = Framework::DeepSpeed;
+        QVERIFY(hasWarning(deepspeedLaunch(d), "qk_norm_unsupported"));
+        d.model.qk_norm = false;
+        QVERIFY(!hasWarning(deepspeedLaunch(d), "qk_norm_unsupported"));
+        s.model.qk_norm = false;
+        QVERIFY(launchConfig(s, LaunchFramework::Megatron).files.front().text.find(
+                    "--qk-layernorm") == std::string::npos);
+    }
+
     void latentAttentionTravelsWithTheShape()
     {
         // DeepSeek-V3's MLA (its config.json: q_lora_rank 1536, kv_lora_rank 512, qk_nope 128,
