@@ -743,9 +743,9 @@ nlohmann::ordered_json hfPresetJson(const HfImport& imp, const std::string& id,
     p["name"] = imp.model.name;
     p["source"] = "Hugging Face config.json (" + file + ", " + imp.architecture +
                   "), read by paralens import-model";
-    for (const char* key : {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                            "vocab", "gated_mlp", "tied_embeddings", "qk_norm", "mtp_layers", "moe",
-                            "mla"})
+    for (const char* key :
+         {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab", "gated_mlp",
+          "tied_embeddings", "qk_norm", "mtp_layers", "moe", "mla"})
         if (spec.contains(key))
             p[key] = spec[key];
     for (const char* key : {"position_embedding", "norm"}) // written only off the convention
