@@ -243,8 +243,7 @@ StageTimes headTimes(const Dims& d, const KernelModel& k, std::int64_t vocab_pad
 /// Seconds of the metrics a training loop computes from one micro-batch's logits after its
 /// backward (training.logit_metrics × kLogitMetricBytes per logit, the last stage's tokens ×
 /// vocab_pad / t logits): streamed, no FLOPs to speak of.
-double logitMetricSeconds(const Dims& d, const KernelModel& k, std::int64_t vocab_pad,
-                          int metrics);
+double logitMetricSeconds(const Dims& d, const KernelModel& k, std::int64_t vocab_pad, int metrics);
 
 /// Kernel times of what one multi-token-prediction module adds around its Transformer block for
 /// one micro-batch (DeepSeek-V3 Technical Report §2.2, Fig. 3): the projection M_k,

@@ -41,8 +41,7 @@ bool sameShape(const ModelSpec& a, const ModelSpec& b)
            x.kv_heads == y.kv_heads && x.head_dim == y.head_dim && x.ffn_hidden == y.ffn_hidden &&
            x.vocab == y.vocab && x.gated_mlp == y.gated_mlp &&
            x.tied_embeddings == y.tied_embeddings && x.qk_norm == y.qk_norm &&
-           x.mtp_layers == y.mtp_layers &&
-           x.moe == y.moe && x.mla == y.mla;
+           x.mtp_layers == y.mtp_layers && x.moe == y.moe && x.mla == y.mla;
 }
 
 namespace {

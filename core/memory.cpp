@@ -174,8 +174,7 @@ double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a
     const double experts = (k * stored * fe + m.moe.shared_experts * stored * fe) / d.t;
     ActivationShape attn = a;
     attn.tp_gathered_input = false; // the MoE estimate keeps Megatron's layout
-    return (attentionBlockBytes(d, attn) + qkNormBytes(m, d) + sb * (replicated + experts)) /
-           d.cp;
+    return (attentionBlockBytes(d, attn) + qkNormBytes(m, d) + sb * (replicated + experts)) / d.cp;
 }
 
 // What one layer's backward rebuilds on top of the stored activations: with full recompute

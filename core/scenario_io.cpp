@@ -143,22 +143,22 @@ constexpr std::array kKeyOrder{
     "model", "hardware", "gpus", "parallel", "training", "calibration",
     // model / hardware objects
     "name", "gpu", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab",
-    "gated_mlp", "tied_embeddings", "qk_norm", "mtp_layers", "moe", "experts", "top_k", "expert_ffn_hidden",
-    "shared_experts", "layer_frequency", "first_dense_layers", "groups", "group_top_k", "mla",
-    "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-    "position_embedding", "norm", "memory_gib", "hbm_gbps", "bf16_tflops", "fp8_tflops",
-    "gpus_per_node", "scale_up_domain", "scale_up_gbps", "scale_out_gbps", "pcie_gbps", "latencies",
-    "scale_up_us", "scale_out_us",
+    "gated_mlp", "tied_embeddings", "qk_norm", "mtp_layers", "moe", "experts", "top_k",
+    "expert_ffn_hidden", "shared_experts", "layer_frequency", "first_dense_layers", "groups",
+    "group_top_k", "mla", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+    "v_head_dim", "position_embedding", "norm", "memory_gib", "hbm_gbps", "bf16_tflops",
+    "fp8_tflops", "gpus_per_node", "scale_up_domain", "scale_up_gbps", "scale_out_gbps",
+    "pcie_gbps", "latencies", "scale_up_us", "scale_out_us",
     // parallel
     "tp", "pp", "dp", "ep", "cp", "sequence_parallel", "virtual_stages", "schedule", "zero",
     "shard_group", "offload_optimizer", "tp_comm_overlap", "first_stage_layers",
     "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "attention_kernel", "cross_entropy", "rope_impl", "logit_metrics", "optimizer", "optimizer_impl", "framework",
-    "overlap_grad_reduce", "compile", "fp8_recipe", "moe_load_imbalance", "dropout",
-    "fsdp_reshard_after_forward", "fsdp_backward_prefetch", "fsdp_version", "grad_reduce_dtype",
-    "fp8_param_gather"};
+    "attention_kernel", "cross_entropy", "rope_impl", "logit_metrics", "optimizer",
+    "optimizer_impl", "framework", "overlap_grad_reduce", "compile", "fp8_recipe",
+    "moe_load_imbalance", "dropout", "fsdp_reshard_after_forward", "fsdp_backward_prefetch",
+    "fsdp_version", "grad_reduce_dtype", "fp8_param_gather"};
 
 nlohmann::ordered_json ordered(const json& j)
 {

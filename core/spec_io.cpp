@@ -238,8 +238,7 @@ bool operator==(const ModelSpec& a, const ModelSpec& b)
            a.kv_heads == b.kv_heads && a.head_dim == b.head_dim && a.ffn_hidden == b.ffn_hidden &&
            a.vocab == b.vocab && a.gated_mlp == b.gated_mlp &&
            a.tied_embeddings == b.tied_embeddings && a.qk_norm == b.qk_norm &&
-           a.mtp_layers == b.mtp_layers &&
-           a.moe == b.moe && a.mla == b.mla;
+           a.mtp_layers == b.mtp_layers && a.moe == b.moe && a.mla == b.mla;
 }
 
 bool operator==(const GpuSpec& a, const GpuSpec& b)

@@ -742,8 +742,9 @@ private slots:
         d.model.qk_norm = false;
         QVERIFY(!hasWarning(deepspeedLaunch(d), "qk_norm_unsupported"));
         s.model.qk_norm = false;
-        QVERIFY(launchConfig(s, LaunchFramework::Megatron).files.front().text.find(
-                    "--qk-layernorm") == std::string::npos);
+        QVERIFY(
+            launchConfig(s, LaunchFramework::Megatron).files.front().text.find("--qk-layernorm") ==
+            std::string::npos);
     }
 
     void latentAttentionTravelsWithTheShape()

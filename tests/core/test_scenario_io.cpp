@@ -366,7 +366,8 @@ private slots:
         QVERIFY(!(none == s));
         QVERIFY(!scenarioToJson(none)["training"].contains("logit_metrics")); // the default
         std::string field;
-        QVERIFY(errorOf(R"({"training": {"logit_metrics": -1}})", &field).contains("logit_metrics"));
+        QVERIFY(
+            errorOf(R"({"training": {"logit_metrics": -1}})", &field).contains("logit_metrics"));
         QCOMPARE(field, std::string("training.logit_metrics"));
         QVERIFY(errorOf(R"({"training": {"logit_metrics": 17}})").contains("16"));
         QVERIFY(errorOf(R"({"training": {"logit_metrics": "two"}})").contains("logit_metrics"));
