@@ -48,8 +48,8 @@ public:
     void setProfile(const std::optional<CalibrationProfile>& profile);
     /// The current scenario, for the headline's note.
     void setScenario(const Scenario& s);
-    /// "vs measured: ±8.3 % on 12 similar runs"; with no runs loaded "vs published: ±9.8 % on
-    /// 129 runs (9.7 % fast)" (the built-in runs of this framework on this GPU family: mean
+    /// "vs measured: ±8.3 % on 12 similar runs"; with no runs loaded "vs published: ±8.6 % on
+    /// 129 runs (8.4 % fast)" (the built-in runs of this framework on this GPU family: mean
     /// absolute error, and the mean bias), or "" until they are predicted or when none is like
     /// the scenario.
     QString note() const { return m_note; }
