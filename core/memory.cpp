@@ -136,7 +136,6 @@ double pipelineBufferBytes(const ParallelPlan& pl, const Dims& d, const StageLay
     return hidden * (kept + recv * microbatches);
 }
 
-// The activation formulas on precomputed sizes (stageMemory() computes them once for all).
 // QK-norm's inputs, kept for its backward (2 bytes per q and k element; its per-row fp32
 // statistics are negligible). torchtitan's per-op SAC recomputes it from the saved Q.
 double qkNormBytes(const ModelSpec& m, const Dims& d)
@@ -144,6 +143,7 @@ double qkNormBytes(const ModelSpec& m, const Dims& d)
     return m.qk_norm ? 2 * d.s * d.b * (d.q + d.kv) / d.t : 0.0;
 }
 
+// The activation formulas on precomputed sizes (stageMemory() computes them once for all).
 double denseLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
 {
     if (a.recompute == Recompute::Full)
