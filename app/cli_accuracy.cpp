@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli_accuracy.h"
 #include "core/accuracy_plot.h"
+#include "widgets/qt_text.h"
 
 #include <QString>
 
@@ -72,8 +73,8 @@ void printStacks(QTextStream& out, const AccuracyReport& rep, std::span<const Me
     out << "\nBy stack (framework on GPU family): speed figures, MAPE, and how much faster the "
            "model says they run (mean signed; negative: slower)\n";
     for (const StackAccuracy& st : stacks)
-        out << "  " << QString::fromStdString(std::string(toString(st.framework))) << " on "
-            << QString::fromStdString(std::string(st.family)) << ": " << st.accuracy.runs
+        out << "  " << qText(toString(st.framework)) << " on " << qText(st.family) << ": "
+            << st.accuracy.runs
             << QString::asprintf(" runs, MAPE %.1f %%, ", 100 * st.accuracy.mape)
             << percent(st.accuracy.mean_fast) << "\n";
 }

@@ -162,6 +162,15 @@ SimilarAccuracy accuracyWhere(const AccuracyReport& report, std::span<const Meas
     return out;
 }
 
+// The speed rows of one framework on one GPU family.
+SimilarAccuracy accuracyOfStack(const AccuracyReport& report, std::span<const MeasuredRun> runs,
+                                Framework fw, std::string_view family)
+{
+    return accuracyWhere(report, runs, [&](const Scenario& s) {
+        return s.training.framework == fw && gpuFamily(s.cluster.gpu.name) == family;
+    });
+}
+
 } // namespace
 
 SimilarAccuracy similarAccuracy(const AccuracyReport& report, std::span<const MeasuredRun> runs,
@@ -176,11 +185,8 @@ SimilarAccuracy similarAccuracy(const AccuracyReport& report, std::span<const Me
 SimilarAccuracy stackAccuracy(const AccuracyReport& report, std::span<const MeasuredRun> runs,
                               const Scenario& current)
 {
-    const std::string_view family = gpuFamily(current.cluster.gpu.name);
-    const Framework fw = current.training.framework;
-    return accuracyWhere(report, runs, [&](const Scenario& s) {
-        return s.training.framework == fw && gpuFamily(s.cluster.gpu.name) == family;
-    });
+    return accuracyOfStack(report, runs, current.training.framework,
+                           gpuFamily(current.cluster.gpu.name));
 }
 
 std::vector<StackAccuracy> accuracyByStack(const AccuracyReport& report,
@@ -197,10 +203,7 @@ std::vector<StackAccuracy> accuracyByStack(const AccuracyReport& report,
     std::vector<StackAccuracy> out;
     out.reserve(stacks.size());
     for (const auto& [fw, family] : stacks)
-        out.push_back({fw, family, accuracyWhere(report, runs, [&](const Scenario& s) {
-                           return s.training.framework == fw &&
-                                  gpuFamily(s.cluster.gpu.name) == family;
-                       })});
+        out.push_back({fw, family, accuracyOfStack(report, runs, fw, family)});
     return out;
 }
 
