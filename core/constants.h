@@ -35,6 +35,14 @@ inline constexpr double kFlashBackwardRateShare = 0.87;
 /// fused attention there: 370/595 forward, 335/539 causal forward, 322/516 backward at 16k
 /// (FlashAttention-3 Figs. 5 and 6) = 0.62 each.
 inline constexpr double kFa2OnHopperShare = 0.62;
+/// FlashAttention-2 on Blackwell (B200, GB200, B300), whose warp-level mma.sync path uses none of
+/// its tcgen05/TMEM instructions, against cuDNN's fused attention there: FA2 runs 352–362
+/// TFLOP/s forward on a B200 at 2k–8k keys (head dim 128, batch 8, 16 heads; meta-pytorch/
+/// tritonbench#171, flash_v2), about its H100 rate, while cuDNN runs 1,428 at 1k (head dim 128,
+/// non-causal; Dao-AILab/flash-attention#2605) and gains at longer rows: 352 / 1,428 ≈ 0.25,
+/// forward and backward alike (FA2's B200 backward is 0.87–0.95 of its forward,
+/// Dao-AILab/flash-attention#1589, as on Hopper).
+inline constexpr double kFa2OnBlackwellShare = 0.25;
 /// FlashAttention in Triton (training.attention_kernel "triton") against FlashAttention-2, same
 /// GPU: "FlashAttention-2 is around 1.3-1.5× faster than FlashAttention in Triton in the forward
 /// pass and around 2× faster in the backward pass" (Dao 2023, FlashAttention-2, arXiv:2307.08691

@@ -32,7 +32,8 @@ FrameworkConventions conventions(Framework f, Optimizer o)
         break;
     case Framework::FSDP:
         // PyTorch SDPA tries its backends flash (FA2), efficient, math, cuDNN in that order,
-        // and torchtitan's CP allows only the first two.
+        // and torchtitan's CP allows only the first two; on Blackwell torchtitan asks for
+        // cuDNN first (attentionSetup()).
         c.attention_fa2 = true;
         c.attention_sdpa = true;
         // torchtitan (Dec 2024): context_parallel_rotate_method "allgather" over PyTorch's ring

@@ -87,8 +87,8 @@ struct FrameworkConventions
     double zero3_prefetch_params = 0;
     LayerSplit split = LayerSplit::ShortEnds;
     /// The attention kernel is FlashAttention-2 (PyTorch SDPA's flash backend, the flash-attn
-    /// package), which uses none of Hopper's wgmma/TMA; Transformer Engine runs cuDNN's fused
-    /// attention on Hopper and later.
+    /// package), which uses none of Hopper's wgmma/TMA nor Blackwell's tcgen05; Transformer
+    /// Engine runs cuDNN's fused attention on Hopper and later.
     bool attention_fa2 = false;
     /// The attention is PyTorch SDPA, whose flash backend on ROCm is AOTriton's Triton kernels
     /// (the default of torch.backends.cuda.preferred_rocm_fa_library; Composable Kernel's only

@@ -486,9 +486,9 @@ AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
 {
     AttentionSetup a;
     // cuDNN's fused attention sets the rate (1); FlashAttention-2 runs at its share of it on
-    // Hopper and at the same rate elsewhere (docs/formulas.md §2.5).
+    // Hopper and Blackwell and at the same rate elsewhere (docs/formulas.md §2.5).
     const GpuTraits& gpu = gpuTraits(s.cluster.gpu.name);
-    const double fa2 = gpu.hopper ? kFa2OnHopperShare : 1.0;
+    const double fa2 = gpu.hopper ? kFa2OnHopperShare : gpu.blackwell ? kFa2OnBlackwellShare : 1.0;
     switch (s.training.attention_kernel) {
     case AttentionKernel::Default:
         if (fw.attention_sdpa && gpu.instinct) {
@@ -496,7 +496,10 @@ AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
             a.backward_share = 1 / kTritonBackwardSlowdown;
             break;
         }
-        a.kernel_share = fw.attention_fa2 ? fa2 : 1.0;
+        // torchtitan puts SDPA's cuDNN backend first on Blackwell (models/attention.py,
+        // pytorch/torchtitan#1196, May 2025). On Hopper it kept flash first until Oct 2025
+        // (#1776), which the measured FSDP runs predate: FA2 stays Hopper's default.
+        a.kernel_share = fw.attention_fa2 && !(fw.attention_sdpa && gpu.blackwell) ? fa2 : 1.0;
         a.backward_share = a.kernel_share;
         break;
     case AttentionKernel::Flash2:

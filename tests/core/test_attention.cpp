@@ -108,22 +108,34 @@ private slots:
         QVERIFY_NEAR(u.b, 2 * u.f, 1e-12);
     }
 
-    void fa2PenaltyIsHopperOnly()
+    void fa2PenaltyOnHopperAndBlackwell()
     {
         // FA2 runs at 0.62 of cuDNN's rate on Hopper (no wgmma/TMA; FlashAttention-3 Figs. 5,
-        // 6); on other NVIDIA parts FSDP's kernels are priced like Megatron's (AMD's:
-        // sdpaOnInstinctIsAotriton).
-        const auto share = [](const char* gpu, Framework fw) {
+        // 6) and at 0.25 on Blackwell (no tcgen05: 352 TFLOP/s on a B200, tritonbench#171,
+        // against cuDNN's 1,428, flash-attention#2605); on other NVIDIA parts FSDP's kernels
+        // are priced like Megatron's (AMD's: sdpaOnInstinctIsAotriton).
+        const auto share = [](const char* gpu, Framework fw,
+                              AttentionKernel kernel = AttentionKernel::Default) {
             Scenario s = bench(4096, fw);
             s.cluster.gpu.name = gpu;
+            s.training.attention_kernel = kernel;
             return attentionSetup(s, conventions(fw, Optimizer::Adam)).kernel_share;
         };
         for (const char* hopper : {"H100 SXM5", "NVIDIA H200", "h800 pcie", "H20", "GH200"})
             QCOMPARE(share(hopper, Framework::FSDP), 0.62);
-        for (const char* other : {"A100 SXM4 80GB", "B200", ""})
+        for (const char* other : {"A100 SXM4 80GB", ""})
             QCOMPARE(share(other, Framework::FSDP), 1.0);
         QCOMPARE(share("H100 SXM5", Framework::Megatron), 1.0);
         QCOMPARE(share("H100 SXM5", Framework::DeepSpeed), 0.62);
+        for (const char* blackwell : {"B200", "NVIDIA GB200", "b300 sxm"}) {
+            // The flash-attn package (DeepSpeed) and an explicit flash2 run FA2 there.
+            QVERIFY(std::abs(share(blackwell, Framework::DeepSpeed) - 352.0 / 1428) < 0.01);
+            QCOMPARE(share(blackwell, Framework::FSDP, AttentionKernel::Flash2),
+                     share(blackwell, Framework::DeepSpeed));
+            // torchtitan asks SDPA for cuDNN first on Blackwell (pytorch/torchtitan#1196).
+            QCOMPARE(share(blackwell, Framework::FSDP), 1.0);
+            QCOMPARE(share(blackwell, Framework::Megatron), 1.0);
+        }
         // On an A100 the two frameworks' attention costs the same.
         const Scenario a = bench(4096, Framework::FSDP, a100_80gb());
         Scenario b = a;
@@ -156,7 +168,7 @@ private slots:
                      with(amd, Framework::Megatron, AttentionKernel::Default).f);
         }
         // Not on NVIDIA parts, nor on a name that only contains "mi" elsewhere.
-        for (const char* other : {"A100 SXM4 80GB", "B200", "Vera Rubin mini"})
+        for (const char* other : {"A100 SXM4 80GB", "H100 SXM5", "Vera Rubin mini"})
             QCOMPARE(with(other, Framework::FSDP, AttentionKernel::Default).f,
                      with(other, Framework::FSDP, AttentionKernel::Flash2).f);
     }
@@ -202,6 +214,13 @@ private slots:
         QVERIFY_NEAR(hFa2.b, hFused.b / 0.62, 1e-9);
         QVERIFY_NEAR(hTri.f, 1.4 * hFa2.f, 1e-9);
         QVERIFY_NEAR(hTri.b, 2.0 * hFa2.b, 1e-9);
+        // On a B200 FlashAttention-2 takes four times cuDNN's time, forward and backward.
+        Scenario bw = h;
+        bw.cluster.gpu.name = "B200";
+        const AttentionTimes bFused = with(AttentionKernel::Fused, bw);
+        const AttentionTimes bFa2 = with(AttentionKernel::Flash2, bw);
+        QVERIFY_NEAR(bFa2.f, 4 * bFused.f, 1e-9);
+        QVERIFY_NEAR(bFa2.b, 4 * bFused.b, 1e-9);
         // default is the framework's own kernel, bit for bit: FSDP and DeepSpeed FlashAttention-2,
         // Megatron cuDNN's.
         for (Framework fw : {Framework::FSDP, Framework::DeepSpeed, Framework::Megatron}) {
