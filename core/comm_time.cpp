@@ -145,6 +145,14 @@ CommTimes torchtitanTp(const CommContext& c, const LayerTimes& dense)
     return tp;
 }
 
+// Whether the backward repeats the dense MLP's TP collectives: Megatron's mlp recompute module
+// checkpoints the MLP with its all-gather and reduce-scatter (or all-reduce) inside. Counted for
+// dense models only: tpComm() prices one dense layer, whose collectives an MoE layer shares.
+bool mlpRecomputed(const Scenario& s)
+{
+    return !s.model.isMoe() && s.training.recomputes(kRecomputeMlp);
+}
+
 // TransformerEngine's userbuffers overlap (Megatron --tp-comm-overlap; kUbPipelineSplits and
 // kUbCommSms say how TE runs it by default): per layer in forward the two input all-gathers
 // ring-exchanged under their GEMMs' chunks and the two output reduce-scatters pipelined under
@@ -171,10 +179,13 @@ CommTimes userbuffersTp(const CommContext& c, const LayerTimes& dense, const Lin
                        bulk(ag, g.qkv_dgrad) + bulk(ag, g.up_dgrad) + bulk(rs, g.qkv_wgrad) +
                        bulk(rs, g.up_wgrad);
     const bool full = c.scenario->training.recompute == Recompute::Full;
+    const bool mlp = mlpRecomputed(*c.scenario);
     CommTimes tp;
     tp.forward = fwd;
-    tp.backward = bwd + (full ? fwd : 0.0);
-    const double total = 2 * (ag + rs) * (full ? 2 : 1) + 4 * ag + 2 * rs;
+    tp.backward = bwd + (full  ? fwd
+                         : mlp ? fusedExposed(ag, g.up_f, t) + pipelined(g.down_f)
+                               : 0.0);
+    const double total = 2 * (ag + rs) * (full ? 2 : 1) + (mlp ? ag + rs : 0.0) + 4 * ag + 2 * rs;
     tp.hidden = std::max(0.0, total - tp.forward - tp.backward);
     return tp;
 }
@@ -206,6 +217,8 @@ CommTimes tpComm(const CommContext& c, const LayerTimes& dense)
         return userbuffersTp(c, dense, l, S);
     if (full)
         tp.backward += tp.forward;
+    else if (mlpRecomputed(*c.scenario))
+        tp.backward += tp.forward / 2; // the MLP's half of the layer's collectives
     return tp;
 }
 
@@ -334,7 +347,10 @@ CommTimes epComm(const CommContext& c, const LayerTimes& moe)
     const double imbalance = moeLoadImbalance(sc.training, *c.constants);
     const double pass = dispatchCombineSeconds(c, tokens, imbalance, sp);
     ep.forward = pass;
-    ep.backward = pass + (sc.training.recompute == Recompute::Full ? pass : 0);
+    // Full recompute and the moe recompute module repeat the dispatch and combine.
+    const bool again =
+        sc.training.recompute == Recompute::Full || sc.training.recomputes(kRecomputeMoe);
+    ep.backward = pass + (again ? pass : 0);
     const ParallelPlan& pl = sc.parallel;
     if (pl.moe_overlap || traitsOf(pl.schedule).pairs_forward_backward) {
         // A forward and a backward chunk run side by side (DeepSeek-V3 §3.2.1, Megatron-Core

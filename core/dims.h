@@ -18,6 +18,8 @@ struct ActivationShape
     bool sequence_parallel = false;
     int cp = 1;
     Recompute recompute = Recompute::None;
+    /// Megatron's selective recompute modules (TrainingSettings::recompute_modules).
+    std::uint8_t recompute_modules = kRecomputeCoreAttn;
     bool flash_attention = false;
     bool dropout = true; ///< dropout masks are stored (Korthikanti et al. 2022 count them)
     SelectivePolicy selective = SelectivePolicy::AttentionCore; ///< what selective keeps
@@ -84,6 +86,7 @@ inline ActivationShape ActivationShape::of(const Scenario& s)
     a.sequence_parallel = s.parallel.sequence_parallel;
     a.cp = s.parallel.cp;
     a.recompute = s.training.recompute;
+    a.recompute_modules = s.training.recompute_modules;
     a.flash_attention = s.training.flash_attention;
     a.dropout = s.training.dropoutOn();
     return a;
@@ -96,6 +99,14 @@ inline ActivationShape ActivationShape::of(const Scenario& s, const FrameworkCon
     a.tp_gathered_input = fw.tp_saves_gathered_input && a.sequence_parallel && a.tp > 1;
     a.fp8_linear_inputs = fw.fp8_saves_quantized_inputs;
     return a;
+}
+
+/// Whether selective recompute repeats module `m` under Megatron's module list (false for a
+/// framework whose selective policy is its own, SelectivePolicy::SaveMatmuls).
+inline bool recomputes(const ActivationShape& a, RecomputeModule m)
+{
+    return a.recompute == Recompute::Selective && a.selective != SelectivePolicy::SaveMatmuls &&
+           (a.recompute_modules & m) != 0;
 }
 
 inline Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep, int etp)

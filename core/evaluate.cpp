@@ -95,7 +95,9 @@ void fillThroughput(const Scenario& s, const ModelConstants& k, Estimate& out)
     const double gpus = std::max(1, out.gpus);
     const StepFlops flops =
         stepFlops(s.model, tr.global_batch, tr.seq_len, tr.recompute,
-                  paddedVocab(s.model.vocab, s.parallel.tp, k.vocab_divisible_by));
+                  paddedVocab(s.model.vocab, s.parallel.tp, k.vocab_divisible_by),
+                  tr.framework == Framework::Megatron ? tr.recompute_modules
+                                                      : std::uint8_t{kRecomputeCoreAttn});
     th.model_flops_per_step = flops.model;
     th.hardware_flops_per_step = flops.hardware;
     const bool fp8 = tr.precision == Precision::FP8 && s.cluster.gpu.fp8_tflops > 0;

@@ -30,6 +30,9 @@ LayerFlops mlaAttention(const ModelSpec& m, double N, double seq)
                           double(a.kv_lora_rank) * n * double(a.qk_nope_head_dim + a.v_head_dim);
     LayerFlops f;
     f.qkv = 2 * N * (qProj + kvProj);
+    f.up_proj = 2 * N *
+                ((a.q_lora_rank > 0 ? double(a.q_lora_rank) : h) * q +
+                 double(a.kv_lora_rank) * n * double(a.qk_nope_head_dim + a.v_head_dim));
     f.attention_core = 2 * N * seq * (q + o);
     f.out_proj = 2 * N * o * h;
     return f;
@@ -128,7 +131,22 @@ double modelFlops(const ModelSpec& m, const StepLayers& l)
     return 3 * f;
 }
 
-double hardwareFlops(const ModelSpec& m, const StepLayers& l, Recompute r, std::int64_t vocab_pad)
+// One layer's FLOPs Megatron's selective recompute modules repeat (kernel_time.cpp prices the
+// same parts).
+double selectiveFlops(const LayerFlops& x, bool moeLayer, std::uint8_t modules)
+{
+    double f = (modules & kRecomputeCoreAttn) ? x.attention_core : 0.0;
+    if (modules & kRecomputeMlaUpProj)
+        f += x.up_proj;
+    if (!moeLayer)
+        return f + ((modules & kRecomputeMlp) ? x.mlp : 0.0);
+    if (modules & kRecomputeMoe)
+        return f + x.mlp + x.shared_experts + x.router;
+    return f + ((modules & kRecomputeSharedExperts) ? x.shared_experts : 0.0);
+}
+
+double hardwareFlops(const ModelSpec& m, const StepLayers& l, Recompute r, std::int64_t vocab_pad,
+                     std::uint8_t modules)
 {
     const double layers = layersForward(m, l, true);
     double f = 3 * (layers + lmHeadFlops(m, l.T, double(vocab_pad)));
@@ -138,7 +156,9 @@ double hardwareFlops(const ModelSpec& m, const StepLayers& l, Recompute r, std::
     if (r == Recompute::Full)
         f += layers + mtpLayers * mtp.block.total();
     else if (r == Recompute::Selective)
-        f += (m.layers + mtpLayers) * l.dense.attention_core;
+        f += (m.layers - l.moe) * selectiveFlops(l.dense, false, modules) +
+             l.moe * selectiveFlops(l.moe_layer, true, modules) +
+             mtpLayers * selectiveFlops(mtp.block, m.mtpIsMoe(), modules);
     return f;
 }
 
@@ -150,16 +170,16 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq)
 }
 
 double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
-                            std::int64_t vocab_pad)
+                            std::int64_t vocab_pad, std::uint8_t modules)
 {
-    return hardwareFlops(m, stepLayers(m, global_batch, seq), r, vocab_pad);
+    return hardwareFlops(m, stepLayers(m, global_batch, seq), r, vocab_pad, modules);
 }
 
 StepFlops stepFlops(const ModelSpec& m, double global_batch, double seq, Recompute r,
-                    std::int64_t vocab_pad)
+                    std::int64_t vocab_pad, std::uint8_t modules)
 {
     const StepLayers l = stepLayers(m, global_batch, seq);
-    return {modelFlops(m, l), hardwareFlops(m, l, r, vocab_pad)};
+    return {modelFlops(m, l), hardwareFlops(m, l, r, vocab_pad, modules)};
 }
 
 } // namespace paralens

@@ -18,6 +18,7 @@ struct LayerFlops
     double mlp = 0; ///< dense MLP 2·c·N·h·ffn, or routed experts 2·c·N·k·h·ffn_e
     double shared_experts = 0; ///< 2·c·N·h·ffn_sh
     double router = 0;         ///< 2·N·h·E (left out of model FLOPs, as Megatron does)
+    double up_proj = 0;        ///< MLA's up-projections from the latents (part of qkv)
 
     double gemm() const { return qkv + out_proj + mlp + shared_experts + router; }
     double total() const { return gemm() + attention_core; }
@@ -57,9 +58,12 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq);
 /// Narayanan Eq. 3), selective adds one forward of the attention core, 4·T·s·q per layer
 /// (docs/formulas.md §2.1). Korthikanti's Eq. 8 adds three times that (12·T·s·h per layer); we
 /// count the work actually repeated, and FlashAttention's own tile recomputation is not counted.
-/// MTP modules as in modelFlopsPerStep(), their blocks recomputed like the layers.
+/// MTP modules as in modelFlopsPerStep(), their blocks recomputed like the layers. Selective
+/// recompute with Megatron's `modules` (TrainingSettings::recompute_modules) adds what they
+/// repeat: MLA's up-projections, a dense layer's MLP, an MoE layer's experts and router, its
+/// shared experts.
 double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
-                            std::int64_t vocab_pad);
+                            std::int64_t vocab_pad, std::uint8_t modules = kRecomputeCoreAttn);
 
 /// Both of the above, their layers' FLOPs computed once (evaluate() wants both).
 struct StepFlops
@@ -68,6 +72,6 @@ struct StepFlops
     double hardware = 0; ///< hardwareFlopsPerStep()
 };
 StepFlops stepFlops(const ModelSpec& m, double global_batch, double seq, Recompute r,
-                    std::int64_t vocab_pad);
+                    std::int64_t vocab_pad, std::uint8_t modules = kRecomputeCoreAttn);
 
 } // namespace paralens

@@ -16,6 +16,29 @@
 namespace paralens::launch {
 namespace {
 
+// The items of a Hydra list override, "[a,b]" or "['a', \"b\"]": brackets, quotes and
+// spaces stripped; "[]" is empty.
+std::vector<std::string> listItems(std::string_view text)
+{
+    if (text.size() >= 2 && text.front() == '[' && text.back() == ']')
+        text = text.substr(1, text.size() - 2);
+    std::vector<std::string> items;
+    std::string cur;
+    const auto flush = [&] {
+        if (!cur.empty())
+            items.push_back(cur);
+        cur.clear();
+    };
+    for (const char c : text) {
+        if (c == ',')
+            flush();
+        else if (c != '\'' && c != '"' && c != ' ')
+            cur += c;
+    }
+    flush();
+    return items;
+}
+
 struct Override
 {
     std::string value;
@@ -291,6 +314,14 @@ void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
     t.recompute = g == "full"        ? Recompute::Full
                   : g == "selective" ? Recompute::Selective
                                      : Recompute::None;
+    if (const auto list = o.string("model.recompute_modules")) { // null: Megatron's default
+        std::string bad;
+        const auto modules = parseRecomputeModuleList(listItems(*list), bad);
+        if (!modules)
+            o.fail(*o.find("model.recompute_modules"), "model.recompute_modules",
+                   "'" + bad + "' is not one of " + std::string(recomputeModuleNames()));
+        t.recompute_modules = *modules;
+    }
     (void)o.string("model.recompute_method");
     (void)o.string("model.recompute_num_layers");
     const std::string backend = o.string("model.attention_backend").value_or("auto");

@@ -260,6 +260,15 @@ void readTraining(const Flags& f, const ImportContext& ctx, bool deepspeed, Scen
         t.recompute = Recompute::None;
     else
         f.fail("--recompute-granularity", "'" + granularity + "' is not full or selective");
+    if (!deepspeed)
+        if (const auto names = f.values("--recompute-modules")) {
+            std::string bad;
+            const auto modules = parseRecomputeModuleList(*names, bad);
+            if (!modules)
+                f.fail("--recompute-modules",
+                       "'" + bad + "' is not one of " + std::string(recomputeModuleNames()));
+            t.recompute_modules = *modules;
+        }
     if (deepspeed) {
         t.flash_attention = f.has("--use-flash-attn-v2") || f.has("--use-flash-attn");
     } else {

@@ -290,17 +290,33 @@ AttentionTimes unfusedAttention(const Dims& d, const KernelModel& k, const Model
     return t;
 }
 
-// Adds the MLP (or the experts, shared experts and router) of one layer to lt; returns the
-// elements per token its element-wise kernels stream (activation function, MoE permutes).
-// `imbalance` is the busiest EP rank's load over the mean (moeLoadImbalance()).
-double addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k, bool moe,
-                      double imbalance, double gather, LayerTimes& lt)
+// The feed-forward part of one layer's forward, as the recompute modules repeat it: GEMM
+// seconds and element-wise elements per token (FfnForward::elements() is what the layer's
+// element-wise kernels stream for it).
+struct FfnForward
 {
+    double gemm = 0;        ///< every GEMM of the MLP, or of the experts, shared experts, router
+    double shared_gemm = 0; ///< the shared experts' GEMMs (part of gemm)
+    double act = 0;         ///< activation function of the MLP or routed experts
+    double shared_act = 0;  ///< the shared experts' activation function
+    double permute = 0;     ///< MoE permute / unpermute copies
+    double elements() const { return act + shared_act + permute; }
+};
+
+// Adds the MLP (or the experts, shared experts and router) of one layer to lt and returns its
+// forward parts. `imbalance` is the busiest EP rank's load over the mean (moeLoadImbalance()).
+FfnForward addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k, bool moe,
+                          double imbalance, double gather, LayerTimes& lt)
+{
+    FfnForward ff;
+    const double f0 = lt.f;
     if (!moe || !m.isMoe()) {
         const double ffn = double(m.ffn_hidden);
         k.linear(d.tokens, d.h, (d.c - 1) * ffn / d.t, 1, lt.f, lt.b, lt.w, true, gather);
         k.linear(d.tokens, ffn / d.t, d.h, 1, lt.f, lt.b, lt.w, true, 1, gather);
-        return 3 * ffn / d.t;
+        ff.gemm = lt.f - f0;
+        ff.act = 3 * ffn / d.t;
+        return ff;
     }
     const double fe = double(m.moe.expert_ffn_hidden);
     const double E = std::max(1.0, double(m.moe.experts)), kk = m.moe.top_k;
@@ -314,29 +330,37 @@ double addFeedForward(const ModelSpec& m, const Dims& d, const KernelModel& k, b
     k.linear(rows, fe / d.etp, d.h, local, lt.f, lt.b, lt.w);
     if (m.moe.shared_experts > 0) { // on the attention TP group (Megatron-Core SharedExpertMLP)
         const double fs = fe * m.moe.shared_experts;
+        const double s0 = lt.f;
         k.linear(d.tokens, d.h, (d.c - 1) * fs / d.t, 1, lt.f, lt.b, lt.w);
         k.linear(d.tokens, fs / d.t, d.h, 1, lt.f, lt.b, lt.w);
+        ff.shared_gemm = lt.f - s0;
+        ff.shared_act = 3 * m.moe.shared_experts * fe / d.t;
     }
     k.linear(d.tokens / d.tsp, d.h, E, 1, lt.f, lt.b, lt.w); // router, on the SP shard
-    return 3 * (kk * imbalance + m.moe.shared_experts) * fe / d.t +
-           4 * kk * d.h / d.tsp; // permute / unpermute copies
+    ff.gemm = lt.f - f0;
+    ff.act = 3 * kk * imbalance * fe / d.t;
+    ff.permute = 4 * kk * d.h / d.tsp; // permute / unpermute copies
+    return ff;
 }
 
 // MLA's projections to and from the latents (Megatron-Core MLASelfAttention): every TP rank runs
 // the down-projections whole on its tokens (all N without SP, its N/t sequence shard with SP),
 // the up-projections split by heads on all N tokens.
-void addMlaProjections(const ModelSpec& m, const Dims& d, const KernelModel& k, LayerTimes& lt)
+// Returns the up-projections' forward seconds (what the mla_up_proj recompute module repeats).
+double addMlaProjections(const ModelSpec& m, const Dims& d, const KernelModel& k, LayerTimes& lt)
 {
     const MlaSpec& a = m.mla;
     const double n = m.heads, qr = double(a.q_lora_rank), kvr = double(a.kv_lora_rank);
     const double down = qr + kvr + double(a.qk_rope_head_dim);
     k.linear(d.tokens / d.tsp, d.h, down, 1, lt.f, lt.b, lt.w);
+    const double f0 = lt.f;
     if (qr > 0)
         k.linear(d.tokens, qr, d.q / d.t, 1, lt.f, lt.b, lt.w);
     else
         k.linear(d.tokens, d.h, d.q / d.t, 1, lt.f, lt.b, lt.w);
     k.linear(d.tokens, kvr, n * double(a.qk_nope_head_dim + a.v_head_dim) / d.t, 1, lt.f, lt.b,
              lt.w);
+    return lt.f - f0;
 }
 
 // The TP degree over which torchao's Float8ColwiseParallel / Float8RowwiseParallel gather FP8
@@ -383,6 +407,34 @@ double checkpointHostCalls(const TrainingSettings& tr)
     return tr.recompute == Recompute::Full && tr.framework != Framework::FSDP ? 3 + 14 : 0;
 }
 
+// Kernels Megatron's selective recompute launches again per layer, module by module: the
+// attention core (one flash kernel, or four); a separate norm one each; MLA's two
+// up-projections and the RoPE kernel; a dense MLP's two GEMMs and activation, with TP its
+// all-gather and reduce-scatter; an MoE layer's router, softmax + top-k, permute and unpermute
+// (7), its experts' GEMMs (forwardKernelsPerLayer()'s count), activation and the two
+// all-to-alls, or the activation alone; the shared experts' two GEMMs and activation.
+double recomputedKernels(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr,
+                         bool moeLayer)
+{
+    double n = 0;
+    if (tr.recomputes(kRecomputeCoreAttn))
+        n += tr.flash_attention ? 1 : 4;
+    if (tr.recomputes(kRecomputeLayernorm))
+        n += (m.isMla() ? 1 : 0) + (moeLayer ? 1 : 0);
+    if (tr.recomputes(kRecomputeMlaUpProj) && m.isMla())
+        n += 3;
+    if (!moeLayer)
+        return n + (tr.recomputes(kRecomputeMlp) ? 3 + (pl.tp > 1 ? 2 : 0) : 0);
+    const double local = std::max(1.0, double(m.moe.experts) / std::max(1, pl.ep));
+    if (tr.recomputes(kRecomputeMoe))
+        return n + 7 + 2 * local + 1 + 2 + (m.moe.shared_experts > 0 ? 3 : 0);
+    if (tr.recomputes(kRecomputeMoeAct))
+        n += 1;
+    if (tr.recomputes(kRecomputeSharedExperts) && m.moe.shared_experts > 0)
+        n += 3;
+    return n;
+}
+
 // Kernel-launch time of one layer per micro-batch: the forward's kernels, twice as many in
 // backward (each op's input and weight gradient), and what recomputation launches again.
 void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr,
@@ -395,7 +447,7 @@ void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSetti
     else if (opLevelCheckpointing(tr))
         rec = fwd - (4 + mlpMatrices(m)) / 2; // all but the saved half of the matmuls
     else if (tr.recompute == Recompute::Selective)
-        rec = tr.flash_attention ? 1 : 4;
+        rec = recomputedKernels(m, pl, tr, moe && m.isMoe());
     const double t = kc.kernel_launch_seconds;
     lt.f += fwd * t;
     lt.b += (2 * fwd + rec) * t;
@@ -524,8 +576,8 @@ AttentionSetup attentionSetup(const Scenario& s, const FrameworkConventions& fw)
         a.cp.merge_bytes_backward = fw.cp.compiled_merge_bytes_backward;
     }
     const Recompute r = s.training.recompute;
-    a.recomputed =
-        r == Recompute::Full || (r == Recompute::Selective && !opLevelCheckpointing(s.training));
+    a.recomputed = r == Recompute::Full ||
+                   (!opLevelCheckpointing(s.training) && s.training.recomputes(kRecomputeCoreAttn));
     return a;
 }
 
@@ -718,6 +770,43 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
     return k;
 }
 
+namespace {
+
+// Forward seconds Megatron's selective recompute repeats in the backward, module by module
+// (TrainingSettings::recompute_modules): the attention core; the norms that are modules of
+// their own (MLA's input norm, an MoE layer's pre-MLP norm; each reads and writes h bf16
+// elements); MLA's up-projection GEMMs; a dense layer's MLP, or the whole MoE layer, or its
+// routed experts' activation and its shared experts. Layer-level forward parts from
+// layerTimes(); RoPE and FP8 casts inside a module are left out.
+double moduleRecomputeSeconds(const ModelSpec& m, const Dims& d, const KernelModel& k,
+                              const TrainingSettings& tr, bool moeLayer, double mlaUp,
+                              const FfnForward& ff, const LayerTimes& lt)
+{
+    double rec = 0;
+    if (tr.recomputes(kRecomputeCoreAttn))
+        rec += lt.core.f;
+    if (tr.recomputes(kRecomputeLayernorm)) {
+        const double norms = (m.isMla() ? 1.0 : 0.0) + (moeLayer ? 1.0 : 0.0);
+        rec += k.stream(2 * 2 * d.tokens * d.h / d.tsp * norms);
+    }
+    if (tr.recomputes(kRecomputeMlaUpProj))
+        rec += mlaUp;
+    if (!moeLayer) {
+        if (tr.recomputes(kRecomputeMlp))
+            rec += ff.gemm + k.stream(2 * d.tokens * ff.act);
+        return rec;
+    }
+    if (tr.recomputes(kRecomputeMoe))
+        return rec + ff.gemm + k.stream(2 * d.tokens * ff.elements());
+    if (tr.recomputes(kRecomputeMoeAct))
+        rec += k.stream(2 * d.tokens * ff.act);
+    if (tr.recomputes(kRecomputeSharedExperts))
+        rec += ff.shared_gemm + k.stream(2 * d.tokens * ff.shared_act);
+    return rec;
+}
+
+} // namespace
+
 LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
                       const ParallelPlan& pl, const TrainingSettings& tr, const ModelConstants& kc,
                       const AttentionSetup& a, bool moe)
@@ -725,14 +814,15 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     LayerTimes lt;
     const double g = fp8GatherDegree(d, k, pl, tr);
     // Attention projections.
+    double mlaUp = 0;
     if (m.isMla())
-        addMlaProjections(m, d, k, lt);
+        mlaUp = addMlaProjections(m, d, k, lt);
     else
         k.linear(d.tokens, d.h, (d.q + 2 * d.kv) / d.t, 1, lt.f, lt.b, lt.w, true, g);
     k.linear(d.tokens, d.o / d.t, d.h, 1, lt.f, lt.b, lt.w, true, 1, g);
     lt.core = attentionTimes(d, k, tr, kc, a);
-    const double elemFfn =
-        addFeedForward(m, d, k, moe, moe ? moeLoadImbalance(tr, kc) : 1.0, g, lt);
+    const FfnForward ff = addFeedForward(m, d, k, moe, moe ? moeLoadImbalance(tr, kc) : 1.0, g, lt);
+    const double elemFfn = ff.elements();
     lt.linear_f = lt.f;
     lt.linear_bw = lt.b + lt.w;
     if (pl.tp > 1 && pl.tp_comm_overlap && pl.sequence_parallel) {
@@ -758,7 +848,7 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     else if (opLevelCheckpointing(tr))
         lt.recompute = 0.5 * lt.linear_f + elem; // every second matmul, and the element-wise ops
     else if (tr.recompute == Recompute::Selective)
-        lt.recompute = lt.core.f;
+        lt.recompute = moduleRecomputeSeconds(m, d, k, tr, moe && m.isMoe(), mlaUp, ff, lt);
     lt.b += lt.recompute;
     addLaunches(m, pl, tr, kc, moe, lt);
     return lt;

@@ -211,6 +211,19 @@ std::vector<Word> splitWords(std::string_view text, const std::string& source)
     return Splitter(text, source).run();
 }
 
+namespace {
+
+// A word an nargs='*' option takes, as argparse would see it: not an option, not a shell
+// separator or redirection (splitWords() keeps "2>&1" and "> log" as words).
+bool listWord(const std::string& w)
+{
+    if (w.empty() || w[0] == '-')
+        return false;
+    return w.find_first_of(";|&()<>") == std::string::npos;
+}
+
+} // namespace
+
 Flags::Flags(const std::vector<Word>& words, std::string source) : m_source(std::move(source))
 {
     int order = 0;
@@ -231,6 +244,9 @@ Flags::Flags(const std::vector<Word>& words, std::string source) : m_source(std:
                      std::isdigit(static_cast<unsigned char>(words[i + 1].text[1]))))) {
             e.value = words[i + 1].text;
         }
+        if (name.size() == w.size())
+            for (std::size_t j = i + 1; j < words.size() && listWord(words[j].text); ++j)
+                e.values.push_back(words[j].text);
         m_flags[name] = std::move(e);
     }
 }
@@ -251,6 +267,16 @@ std::optional<std::string> Flags::value(std::string_view name) const
 {
     const Entry* e = find(name);
     return e ? e->value : std::nullopt;
+}
+
+std::optional<std::vector<std::string>> Flags::values(std::string_view name) const
+{
+    const Entry* e = find(name);
+    if (!e)
+        return std::nullopt;
+    if (e->values.empty() && e->value)
+        return std::vector<std::string>{*e->value}; // --name=value
+    return e->values;
 }
 
 void Flags::fail(std::string_view name, const std::string& what) const

@@ -37,6 +37,9 @@ public:
     bool has(std::string_view name) const;
     /// The value, or nullopt when the flag is absent or has none.
     std::optional<std::string> value(std::string_view name) const;
+    /// Every word after the flag up to the next option or shell separator (argparse's
+    /// nargs='*'); nullopt when the flag is absent, empty when it has none.
+    std::optional<std::vector<std::string>> values(std::string_view name) const;
     /// The value as an integer in [min, max]; nullopt when absent. Throws InputError naming
     /// the flag and its line when it is not an integer or out of bounds.
     std::optional<std::int64_t> integer(std::string_view name, std::int64_t min,
@@ -51,6 +54,7 @@ private:
     struct Entry
     {
         std::optional<std::string> value;
+        std::vector<std::string> values;
         int line = 0;
         int order = 0;
     };

@@ -214,6 +214,8 @@ void training(const Scenario& s, Overrides& o, Warnings& w)
         o.setBool("mixed_precision.fp8_param_gather", t.fp8_param_gather);
     o.set("model.recompute_granularity",
           t.recompute == Recompute::None ? "null" : std::string(toString(t.recompute)));
+    if (t.recompute == Recompute::Selective && t.recompute_modules != kRecomputeCoreAttn)
+        o.set("model.recompute_modules", "[" + recomputeModuleList(t.recompute_modules, ",") + "]");
     o.set("model.recompute_method", t.recompute == Recompute::Full ? "uniform" : "null");
     o.set("model.recompute_num_layers", t.recompute == Recompute::Full ? "1" : "null");
     if (const std::string backend = megatronAttentionBackend(t, w); !backend.empty())

@@ -288,6 +288,31 @@ std::string ArgList::lines(std::string_view indent) const
     return out;
 }
 
+std::string recomputeModuleList(std::uint8_t modules, std::string_view sep)
+{
+    std::string out;
+    for (int bit = 0; bit < kRecomputeModuleCount; ++bit)
+        if (modules & (1 << bit))
+            out += (out.empty() ? "" : std::string(sep)) +
+                   std::string(toString(RecomputeModule(1 << bit)));
+    return out;
+}
+
+std::optional<std::uint8_t> parseRecomputeModuleList(const std::vector<std::string>& names,
+                                                     std::string& bad)
+{
+    std::uint8_t modules = 0;
+    for (const std::string& n : names) {
+        const auto m = parseRecomputeModule(n);
+        if (!m) {
+            bad = n;
+            return std::nullopt;
+        }
+        modules |= *m;
+    }
+    return modules;
+}
+
 std::string_view megatronPrecisionFlag(Precision p)
 {
     return p == Precision::FP16 ? "--fp16" : "--bf16";

@@ -104,4 +104,12 @@ std::string_view megatronNormalization(NormType n);
 /// Shortest text of a double that reads back the same ("0.1", "1e-05").
 std::string formatNumber(double v);
 
+/// Megatron-Core's names of a recompute_modules set (TrainingSettings::recompute_modules), in
+/// bit order, joined by `sep`: Megatron-LM's --recompute-modules words, Megatron-Bridge's list.
+std::string recomputeModuleList(std::uint8_t modules, std::string_view sep);
+/// The set those names stand for; nullopt, with the first unknown name in `bad`, when one is
+/// not a module ParaLens models.
+std::optional<std::uint8_t> parseRecomputeModuleList(const std::vector<std::string>& names,
+                                                     std::string& bad);
+
 } // namespace paralens::launch

@@ -192,6 +192,8 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     }
     if (t.recompute != Recompute::None)
         a.opt("--recompute-granularity", std::string(toString(t.recompute)));
+    if (t.recompute == Recompute::Selective && t.recompute_modules != kRecomputeCoreAttn)
+        a.opt("--recompute-modules", recomputeModuleList(t.recompute_modules, " "));
     if (t.recompute == Recompute::Full) {
         a.opt("--recompute-method", "uniform");
         a.opt("--recompute-num-layers", 1);

@@ -30,21 +30,36 @@ double attentionOutputBytes(const ActivationShape& a)
     return a.flash_attention ? 2 + 1 : 1;
 }
 
+// Whether the backward recomputes the attention scores: Megatron's selective recompute with
+// core_attn in its modules, or a framework's own selective policy.
+bool scoresRecomputed(const ActivationShape& a)
+{
+    return a.recompute == Recompute::Selective &&
+           (a.selective == SelectivePolicy::SaveMatmuls || recomputes(a, kRecomputeCoreAttn));
+}
+
 // Attention block of one layer per micro-batch, before the division by CP: norm input 2,
 // QKV input 2 (the gathered one when TP saves it; 1 in FP8), dropout mask 1 (replicated),
 // Q/K/V and out-proj input (sharded), scores. MLA adds its latents (Dims::latent) and stores
-// Q, K of n_h·d_qk and V, the output of n_h·d_v.
+// Q, K of n_h·d_qk and V, the output of n_h·d_v. Recompute modules drop what they rebuild:
+// layernorm the output of MLA's input norm (a module of its own there; Transformer Engine fuses
+// the other models' norm into the QKV GEMM), mla_up_proj the up-projected Q, K and V.
 double attentionBlockBytes(const Dims& d, const ActivationShape& a)
 {
     const double sb = d.s * d.b;
-    const double qkvInput = linearInputBytes(a) * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
+    const bool mla = d.latent > 0;
+    const double qkvInput =
+        mla && recomputes(a, kRecomputeLayernorm)
+            ? 0.0
+            : linearInputBytes(a) * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
+    const double qkv = mla && recomputes(a, kRecomputeMlaUpProj) ? 0.0 : 2 * (d.q + 2 * d.kv);
     double bytes = (2 + maskBytes(a)) * sb * d.h / d.tsp + qkvInput +
-                   sb * (2 * (d.q + 2 * d.kv) + attentionOutputBytes(a) * d.o) / d.t;
-    if (d.latent > 0) // MLA: the latents the up-projections and their norms keep (2 bytes)
+                   sb * (qkv + attentionOutputBytes(a) * d.o) / d.t;
+    if (mla) // MLA: the latents the up-projections and their norms keep (2 bytes)
         bytes += 2 * sb * d.latent / d.tsp;
     if (a.flash_attention)
         bytes += 4 * d.heads * sb / d.t; // fp32 log-sum-exp per row (Dao et al. 2022)
-    else if (a.recompute != Recompute::Selective)
+    else if (!scoresRecomputed(a))
         // Softmax output 2; with dropout also its mask 1 and output 2 (Korthikanti Table 2).
         bytes += (2 + 3 * maskBytes(a)) * d.heads * d.s * sb / d.t;
     return bytes;
@@ -58,10 +73,13 @@ double mlpStored(const Dims& d, const ActivationShape& a)
 }
 
 // MLP block: norm input 2, fc1 input 2 (gathered when TP saves it; 1 in FP8), dropout mask 1
-// (replicated) + the GeLU/SwiGLU tensors.
+// (replicated) + the GeLU/SwiGLU tensors. The mlp recompute module checkpoints the MLP whole:
+// only its input (the norm input, which Transformer Engine's fused norm takes) stays.
 double mlpBlockBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a)
 {
     const double sb = d.s * d.b;
+    if (recomputes(a, kRecomputeMlp))
+        return (2 + maskBytes(a)) * sb * d.h / d.tsp;
     const double fc1Input = linearInputBytes(a) * sb * d.h / (a.tp_gathered_input ? 1.0 : d.tsp);
     return (2 + maskBytes(a)) * sb * d.h / d.tsp + fc1Input +
            sb * mlpStored(d, a) * double(m.ffn_hidden) / d.t;
@@ -164,14 +182,23 @@ double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a
     const double fe = double(m.moe.expert_ffn_hidden);
     // Norm input 2h + mask 1h + router input 2h + permuted copies 2kh (the experts' fc1 input:
     // 1kh in FP8) + combine 2kh + logits 4E. The shared experts read the router's input; in FP8
-    // their fc1 saves its own FP8 copy of it.
-    double permuted = linearInputBytes(a) * k * d.h;
-    if (a.fp8_linear_inputs && m.moe.shared_experts > 0)
+    // their fc1 saves its own FP8 copy of it. Recompute modules: moe keeps the layer's input
+    // alone (the router input), layernorm drops that norm output, moe_act the routed experts'
+    // fc2 input, shared_experts the shared experts' tensors.
+    const bool shared = m.moe.shared_experts > 0 && !recomputes(a, kRecomputeSharedExperts);
+    const bool whole = recomputes(a, kRecomputeMoe);
+    double permuted = whole ? 0.0 : linearInputBytes(a) * k * d.h;
+    if (a.fp8_linear_inputs && shared && !whole)
         permuted += d.h;
-    const double replicated =
-        ((4 + maskBytes(a)) * d.h + permuted + 2 * k * d.h + 4.0 * m.moe.experts) / d.tsp;
+    const double routerInput = recomputes(a, kRecomputeLayernorm) ? 0.0 : 2 * d.h;
+    const double combine = whole ? 0.0 : 2 * k * d.h + 4.0 * m.moe.experts;
+    const double replicated = ((2 + maskBytes(a)) * d.h + routerInput + permuted + combine) / d.tsp;
     const double stored = mlpStored(d, a);
-    const double experts = (k * stored * fe + m.moe.shared_experts * stored * fe) / d.t;
+    const double routed =
+        whole ? 0.0
+              : k * (stored - (recomputes(a, kRecomputeMoeAct) ? linearInputBytes(a) : 0.0)) * fe;
+    const double experts =
+        (routed + (shared && !whole ? m.moe.shared_experts * stored * fe : 0.0)) / d.t;
     ActivationShape attn = a;
     attn.tp_gathered_input = false; // the MoE estimate keeps Megatron's layout
     return (attentionBlockBytes(d, attn) + qkNormBytes(m, d) + sb * (replicated + experts)) / d.cp;
@@ -183,6 +210,14 @@ double recomputeWorkingSet(const ModelSpec& m, const Dims& d, const ActivationSh
 {
     const bool opSac =
         a.recompute == Recompute::Selective && a.selective == SelectivePolicy::SaveMatmuls;
+    if (a.recompute == Recompute::Selective && !opSac) {
+        // Megatron's modules beyond core_attn rebuild what they dropped, one layer at a time.
+        ActivationShape kept = a;
+        kept.recompute_modules &= kRecomputeCoreAttn;
+        const double dense = denseLayerBytes(m, d, kept) - denseLayerBytes(m, d, a);
+        const double moe = m.isMoe() ? moeLayerBytes(m, d, kept) - moeLayerBytes(m, d, a) : 0.0;
+        return std::max({0.0, dense, moe});
+    }
     if (a.recompute != Recompute::Full && !opSac)
         return 0;
     ActivationShape none = a;

@@ -36,6 +36,14 @@ constexpr std::array<std::pair<Schedule, std::string_view>, 6> kSchedules{{
 }};
 constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecompute{
     {{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}}};
+constexpr std::array<std::pair<RecomputeModule, std::string_view>, kRecomputeModuleCount>
+    kRecomputeModules{{{kRecomputeCoreAttn, "core_attn"},
+                       {kRecomputeLayernorm, "layernorm"},
+                       {kRecomputeMlaUpProj, "mla_up_proj"},
+                       {kRecomputeMlp, "mlp"},
+                       {kRecomputeMoeAct, "moe_act"},
+                       {kRecomputeMoe, "moe"},
+                       {kRecomputeSharedExperts, "shared_experts"}}};
 constexpr std::array<std::pair<Precision, std::string_view>, 3> kPrecision{
     {{Precision::BF16, "bf16"}, {Precision::FP8, "fp8"}, {Precision::FP16, "fp16"}}};
 constexpr std::array<std::pair<Framework, std::string_view>, 3> kFramework{
@@ -105,6 +113,21 @@ std::string_view toString(Schedule v)
 std::string_view toString(Recompute v)
 {
     return nameOf(kRecompute, v);
+}
+std::string_view toString(RecomputeModule v)
+{
+    for (const auto& [m, name] : kRecomputeModules)
+        if (m == v)
+            return name;
+    return {};
+}
+std::optional<RecomputeModule> parseRecomputeModule(std::string_view s)
+{
+    return valueOf(kRecomputeModules, s);
+}
+std::string_view recomputeModuleNames()
+{
+    return "core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, shared_experts";
 }
 std::string_view toString(Precision v)
 {

@@ -21,6 +21,23 @@ enum class Recompute
     Selective,
     Full
 };
+/// Parts of each layer Megatron-Core's selective recompute repeats in the backward
+/// (--recompute-modules, TransformerConfig.recompute_modules; bit flags). The output-discarding
+/// ones (layernorm, mla_up_proj, moe_act) free a module's output after its consumer ran and
+/// rebuild it before that consumer's backward; the others checkpoint the module whole, keeping
+/// only its input.
+enum RecomputeModule : std::uint8_t
+{
+    kRecomputeCoreAttn = 1,       ///< "core_attn": the attention core (the default)
+    kRecomputeLayernorm = 2,      ///< "layernorm": the norms that are separate modules
+    kRecomputeMlaUpProj = 4,      ///< "mla_up_proj": MLA's up-projections and RoPE (Q, K, V)
+    kRecomputeMlp = 8,            ///< "mlp": a dense layer's MLP
+    kRecomputeMoeAct = 16,        ///< "moe_act": the routed experts' activation function
+    kRecomputeMoe = 32,           ///< "moe": the whole MoE layer, dispatch included
+    kRecomputeSharedExperts = 64, ///< "shared_experts": the shared experts' MLP
+};
+inline constexpr int kRecomputeModuleCount = 7;
+
 enum class Precision
 {
     BF16,
@@ -215,6 +232,9 @@ struct TrainingSettings
     int global_batch = 512; ///< sequences per optimizer step
     Precision precision = Precision::BF16;
     Recompute recompute = Recompute::Selective;
+    /// What selective recompute repeats under Megatron (RecomputeModule bits; Megatron-Core's
+    /// default is the attention core alone). Read only with recompute selective.
+    std::uint8_t recompute_modules = kRecomputeCoreAttn;
     bool flash_attention = true;
     /// The flash kernel; default = the framework's own (AttentionKernel).
     AttentionKernel attention_kernel = AttentionKernel::Default;
@@ -268,6 +288,12 @@ struct TrainingSettings
     /// GPT recipes keep them; torchtitan's Llama has no dropout at all (models/llama/model.py).
     bool dropoutOn() const { return dropout.value_or(framework != Framework::FSDP); }
 
+    /// Whether selective recompute repeats module `m` (never under none or full).
+    bool recomputes(RecomputeModule m) const
+    {
+        return recompute == Recompute::Selective && (recompute_modules & m) != 0;
+    }
+
     /// Micro-batches per pipeline per step, m = B / (b * dp).
     int microbatches(int dp) const { return global_batch / (micro_batch * dp); }
 };
@@ -289,6 +315,13 @@ std::string_view toString(OptimizerImpl);        ///< "default", "fused", "forea
 std::string_view toString(RopeImpl);             ///< "default", "complex", "real", "fused"
 /// "default", "delayed", "tensorwise", "rowwise", "rowwise_with_gw_hp", "mxfp8"
 std::string_view toString(Fp8Recipe);
+/// Megatron-Core's name of one module ("core_attn", "layernorm", "mla_up_proj", "mlp",
+/// "moe_act", "moe", "shared_experts"); "" for anything but a single bit.
+std::string_view toString(RecomputeModule);
+/// The module of that name, or nullopt.
+std::optional<RecomputeModule> parseRecomputeModule(std::string_view);
+/// All modules in bit order, for lists and messages.
+std::string_view recomputeModuleNames(); ///< "core_attn, layernorm, ..."
 std::optional<Schedule> parseSchedule(std::string_view);
 std::optional<Recompute> parseRecompute(std::string_view);
 std::optional<Precision> parsePrecision(std::string_view);

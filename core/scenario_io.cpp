@@ -98,6 +98,32 @@ bool readParallel(const json* p, ParallelPlan& plan)
     return dp;
 }
 
+// training.recompute_modules: a list of Megatron-Core module names, in any order.
+void readRecomputeModules(ObjectReader& r, TrainingSettings& ts)
+{
+    const json* v = r.child("recompute_modules");
+    if (!v)
+        return;
+    const std::string path = jsonio::join(r.path(), "recompute_modules");
+    if (!v->is_array())
+        throw InputError(path,
+                         path + ": expected a list of module names, got " + jsonio::typeName(*v));
+    std::uint8_t modules = 0;
+    for (std::size_t i = 0; i < v->size(); ++i) {
+        const json& e = (*v)[i];
+        const std::string at = path + "[" + std::to_string(i) + "]";
+        if (!e.is_string())
+            throw InputError(path, at + ": expected a module name, got " + jsonio::typeName(e));
+        const std::string name = e.get<std::string>();
+        const auto m = parseRecomputeModule(name);
+        if (!m)
+            throw InputError(path, at + ": '" + name + "' is not one of " +
+                                       std::string(recomputeModuleNames()));
+        modules |= *m;
+    }
+    ts.recompute_modules = modules;
+}
+
 void readTraining(const json* t, TrainingSettings& ts)
 {
     if (!t)
@@ -108,6 +134,7 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readInt("global_batch", ts.global_batch, 1, bounds::kMaxBatch);
     r.readEnum("precision", ts.precision, parsePrecision, "bf16, fp8, fp16");
     r.readEnum("recompute", ts.recompute, parseRecompute, "none, selective, full");
+    readRecomputeModules(r, ts);
     r.readBool("flash_attention", ts.flash_attention);
     r.readEnum("attention_kernel", ts.attention_kernel, parseAttentionKernel,
                "default, flash2, fused, triton");
@@ -154,9 +181,9 @@ constexpr std::array kKeyOrder{
     "shard_group", "offload_optimizer", "tp_comm_overlap", "first_stage_layers",
     "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
-    "seq_len", "micro_batch", "global_batch", "precision", "recompute", "flash_attention",
-    "attention_kernel", "cross_entropy", "rope_impl", "logit_metrics", "optimizer",
-    "optimizer_impl", "framework", "overlap_grad_reduce", "compile", "fp8_recipe",
+    "seq_len", "micro_batch", "global_batch", "precision", "recompute", "recompute_modules",
+    "flash_attention", "attention_kernel", "cross_entropy", "rope_impl", "logit_metrics",
+    "optimizer", "optimizer_impl", "framework", "overlap_grad_reduce", "compile", "fp8_recipe",
     "moe_load_imbalance", "dropout", "fsdp_reshard_after_forward", "fsdp_backward_prefetch",
     "fsdp_version", "grad_reduce_dtype", "fp8_param_gather"};
 
@@ -285,6 +312,13 @@ json scenarioToJson(const Scenario& s)
     // Written only when chosen: unset follows the framework (dropoutOn(), torchtitan's policy).
     if (t.dropout)
         j["training"]["dropout"] = *t.dropout;
+    if (t.recompute_modules != kRecomputeCoreAttn) {
+        json names = json::array();
+        for (int bit = 0; bit < kRecomputeModuleCount; ++bit)
+            if (t.recompute_modules & (1 << bit))
+                names.push_back(std::string(toString(RecomputeModule(1 << bit))));
+        j["training"]["recompute_modules"] = names;
+    }
     if (t.attention_kernel != AttentionKernel::Default)
         j["training"]["attention_kernel"] = std::string(toString(t.attention_kernel));
     if (t.cross_entropy != CrossEntropy::Default)
@@ -359,11 +393,12 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
 {
     return a.seq_len == b.seq_len && a.micro_batch == b.micro_batch &&
            a.global_batch == b.global_batch && a.precision == b.precision &&
-           a.recompute == b.recompute && a.flash_attention == b.flash_attention &&
-           a.attention_kernel == b.attention_kernel && a.optimizer == b.optimizer &&
-           a.framework == b.framework && a.overlap_grad_reduce == b.overlap_grad_reduce &&
-           a.compile == b.compile && a.moe_load_imbalance == b.moe_load_imbalance &&
-           a.dropout == b.dropout && a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward &&
+           a.recompute == b.recompute && a.recompute_modules == b.recompute_modules &&
+           a.flash_attention == b.flash_attention && a.attention_kernel == b.attention_kernel &&
+           a.optimizer == b.optimizer && a.framework == b.framework &&
+           a.overlap_grad_reduce == b.overlap_grad_reduce && a.compile == b.compile &&
+           a.moe_load_imbalance == b.moe_load_imbalance && a.dropout == b.dropout &&
+           a.fsdp_reshard_after_forward == b.fsdp_reshard_after_forward &&
            a.fp8_recipe == b.fp8_recipe && a.cross_entropy == b.cross_entropy &&
            a.rope_impl == b.rope_impl && a.logit_metrics == b.logit_metrics &&
            a.optimizer_impl == b.optimizer_impl &&

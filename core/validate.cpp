@@ -444,6 +444,14 @@ template <typename Report> bool checkSharding(const Scenario& s, Report& report)
             (Fields{"training.attention_kernel", "training.flash_attention"}),
             "training.attention_kernel " + std::string(toString(s.training.attention_kernel)) +
                 " is a flash-attention kernel, but training.flash_attention is false");
+    PL_RULE(
+        s.training.recompute_modules != kRecomputeCoreAttn &&
+            s.training.framework != Framework::Megatron,
+        "recompute_modules_megatron", (Fields{"training.recompute_modules", "training.framework"}),
+        "training.recompute_modules chooses Megatron-Core's selective recompute modules, but "
+        "training.framework is " +
+            std::string(toString(s.training.framework)) +
+            ", whose selective recompute is its own (set it to megatron or leave the list out)");
     PL_RULE(p.offload_optimizer && s.training.optimizer_impl != OptimizerImpl::Default,
             "optimizer_impl_offloaded",
             (Fields{"training.optimizer_impl", "parallel.offload_optimizer"}),

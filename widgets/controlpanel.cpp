@@ -358,6 +358,19 @@ void ControlPanel::refreshValues()
     m_zero->setCurrentIndex(std::clamp(p.zero, 0, 3));
     const auto rc = std::find(std::begin(kRecomputes), std::end(kRecomputes), s.training.recompute);
     m_recompute->setCurrentIndex(static_cast<int>(rc - std::begin(kRecomputes)));
+    // Megatron's module list (training.recompute_modules) has no control of its own: say it.
+    QString modules;
+    for (int bit = 0; bit < kRecomputeModuleCount; ++bit)
+        if (s.training.recompute_modules & (1 << bit))
+            modules += (modules.isEmpty() ? QString() : QStringLiteral(", ")) +
+                       qText(toString(RecomputeModule(1 << bit)));
+    const bool listed =
+        s.training.recompute == Recompute::Selective && s.training.framework == Framework::Megatron;
+    m_recompute->setToolTip(
+        tr("Activation recomputation: trade compute for activation memory") +
+        (listed ? QStringLiteral("\n") + tr("Selective recomputes: %1 (training.recompute_modules)")
+                                             .arg(modules.isEmpty() ? tr("nothing") : modules)
+                : QString()));
     m_sequenceParallel->setChecked(p.sequence_parallel);
     m_sequenceParallel->setEnabled(p.tp > 1 || p.sequence_parallel);
     m_precision->setCurrentIndex(s.training.precision == Precision::FP8    ? 1
@@ -419,6 +432,7 @@ QWidget* ControlPanel::widgetForField(const std::string& field) const
                                                  {"parallel.zero", m_zero},
                                                  {"parallel.sequence_parallel", m_sequenceParallel},
                                                  {"training.recompute", m_recompute},
+                                                 {"training.recompute_modules", m_recompute},
                                                  {"training.precision", m_precision},
                                                  {"training.micro_batch", m_microBatch},
                                                  {"training.global_batch", m_globalBatch},

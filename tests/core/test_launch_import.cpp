@@ -206,6 +206,11 @@ private slots:
                 QCOMPARE(s.model.mla.v_head_dim, std::int64_t(128));
                 QCOMPARE(s.gpus, 256);
                 QCOMPARE(s.parallel.ep, 16);
+                // Megatron-Bridge's H100 recipe recomputes MLA's up-projections and the dense
+                // MLPs (scripts/performance run_script.py at fa0315ae2).
+                if (std::strncmp(name, "torchtitan", 10) != 0)
+                    QCOMPARE(s.training.recompute_modules,
+                             std::uint8_t(kRecomputeMlaUpProj | kRecomputeMlp));
             }
         }
         // A Megatron script of that shape with its MLA flags removed is no longer DeepSeek-V3.

@@ -401,6 +401,13 @@ private slots:
                 s.training.optimizer_impl = OptimizerImpl::Foreach;
             },
             "optimizer_impl_offloaded", "training.optimizer_impl");
+        row(
+            "Megatron recompute modules under torchtitan", false,
+            [](Scenario& s) {
+                s.training.framework = Framework::FSDP;
+                s.training.recompute_modules = kRecomputeCoreAttn | kRecomputeMlp;
+            },
+            "recompute_modules_megatron", "training.recompute_modules");
     }
     void everyRuleNamesItsField()
     {

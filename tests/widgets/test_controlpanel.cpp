@@ -244,6 +244,42 @@ private slots:
         }
     }
 
+    // Megatron's recompute modules have no control of their own: the recompute box says which
+    // ones selective repeats, and an impossible list is named on that box.
+    void recomputeBoxNamesTheModules()
+    {
+        ControlPanel panel(presets());
+        QComboBox* box = nullptr;
+        for (QComboBox* c : panel.findChildren<QComboBox*>())
+            if (c->accessibleName().contains(QStringLiteral("ecompute")))
+                box = c;
+        QVERIFY(box);
+        Scenario s = defaultScenario();
+        s.training.framework = Framework::Megatron;
+        s.training.recompute = Recompute::Selective;
+        s.training.recompute_modules = kRecomputeMlaUpProj | kRecomputeMlp;
+        show(panel, s);
+        QVERIFY2(box->toolTip().contains(QStringLiteral("mla_up_proj, mlp")),
+                 qPrintable(box->toolTip()));
+        s.training.recompute_modules = 0;
+        show(panel, s);
+        QVERIFY(box->toolTip().contains(QStringLiteral("nothing")));
+        s.training.recompute = Recompute::Full;
+        show(panel, s);
+        QVERIFY(!box->toolTip().contains(QStringLiteral("Selective recomputes")));
+        // Under torchtitan the list is an impossible plan, named and marked on that box.
+        s.training.recompute = Recompute::Selective;
+        s.training.recompute_modules = kRecomputeMlp;
+        s.training.framework = Framework::FSDP;
+        show(panel, s);
+        QVERIFY2(panel.bannerText().contains(QStringLiteral("recompute modules")),
+                 qPrintable(panel.bannerText()));
+        bool marked = false;
+        for (QLabel* l : panel.findChildren<QLabel*>())
+            marked = marked || (l->buddy() == box && l->text().startsWith(QStringLiteral("⚠")));
+        QVERIFY(marked);
+    }
+
     // The framework group shows the scenario's framework settings, asks for a change with the
     // whole scenario, and keeps live only the settings the model reads for the plan.
     void frameworkSettingsAreShownAndEdited()

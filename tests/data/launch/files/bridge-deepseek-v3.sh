@@ -56,6 +56,7 @@ torchrun --nnodes 32 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint "${M
     dataset.sequence_length=4096 \
     mixed_precision=bf16_mixed \
     model.recompute_granularity=selective \
+    model.recompute_modules=[mla_up_proj,mlp] \
     model.recompute_method=null \
     model.recompute_num_layers=null \
     optimizer.optimizer=adam

@@ -46,6 +46,7 @@ torchrun --nnodes 32 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint "${M
     --max-position-embeddings 4096 \
     --bf16 \
     --recompute-granularity selective \
+    --recompute-modules mla_up_proj mlp \
     --optimizer adam \
     --mock-data \
     --tokenizer-type NullTokenizer \
