@@ -109,6 +109,15 @@ inline bool recomputes(const ActivationShape& a, RecomputeModule m)
            (a.recompute_modules & m) != 0;
 }
 
+/// The modules Megatron's selective recompute repeats (0 under none, full, or a framework's own
+/// selective policy): one test, then bit tests.
+inline std::uint8_t recomputedModules(const ActivationShape& a)
+{
+    return a.recompute == Recompute::Selective && a.selective != SelectivePolicy::SaveMatmuls
+               ? a.recompute_modules
+               : std::uint8_t{0};
+}
+
 inline Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep, int etp)
 {
     Dims d;

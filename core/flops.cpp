@@ -132,8 +132,8 @@ double modelFlops(const ModelSpec& m, const StepLayers& l)
 }
 
 // One layer's FLOPs Megatron's selective recompute modules repeat (kernel_time.cpp prices the
-// same parts).
-double selectiveFlops(const LayerFlops& x, bool moeLayer, std::uint8_t modules)
+// same parts). Kept out of line: the search's plans take hardwareFlops()'s default branch.
+[[gnu::noinline]] double selectiveFlops(const LayerFlops& x, bool moeLayer, std::uint8_t modules)
 {
     double f = (modules & kRecomputeCoreAttn) ? x.attention_core : 0.0;
     if (modules & kRecomputeMlaUpProj)
@@ -155,6 +155,8 @@ double hardwareFlops(const ModelSpec& m, const StepLayers& l, Recompute r, std::
     f += 3 * mtpLayers * mtp.total();
     if (r == Recompute::Full)
         f += layers + mtpLayers * mtp.block.total();
+    else if (r == Recompute::Selective && modules == kRecomputeCoreAttn) // the default, fast
+        f += (m.layers + mtpLayers) * l.dense.attention_core;
     else if (r == Recompute::Selective)
         f += (m.layers - l.moe) * selectiveFlops(l.dense, false, modules) +
              l.moe * selectiveFlops(l.moe_layer, true, modules) +

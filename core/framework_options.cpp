@@ -20,6 +20,7 @@ FrameworkOptions frameworkOptions(const Scenario& s)
     o.fsdp_version = fsdp && p.zero >= 2;
     o.fsdp_reshard = fsdp && p.zero >= 3;
     o.fsdp_prefetch = fsdp && conventions(t, p).zero3_reshard_after_forward;
+    o.recompute_modules = t.framework == Framework::Megatron && t.recompute == Recompute::Selective;
     return o;
 }
 

@@ -19,6 +19,8 @@ struct FrameworkOptions
     bool fsdp_reshard = false;
     /// training.fsdp_backward_prefetch: FSDP gathers in backward (zero 3, resharded).
     bool fsdp_prefetch = false;
+    /// training.recompute_modules: Megatron with selective recompute.
+    bool recompute_modules = false;
 };
 
 FrameworkOptions frameworkOptions(const Scenario& s);

@@ -416,9 +416,12 @@ double checkpointHostCalls(const TrainingSettings& tr)
 double recomputedKernels(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr,
                          bool moeLayer)
 {
+    const double core = tr.flash_attention ? 1 : 4;
+    if (tr.recompute_modules == kRecomputeCoreAttn)
+        return core;
     double n = 0;
     if (tr.recomputes(kRecomputeCoreAttn))
-        n += tr.flash_attention ? 1 : 4;
+        n += core;
     if (tr.recomputes(kRecomputeLayernorm))
         n += (m.isMla() ? 1 : 0) + (moeLayer ? 1 : 0);
     if (tr.recomputes(kRecomputeMlaUpProj) && m.isMla())
@@ -782,6 +785,8 @@ double moduleRecomputeSeconds(const ModelSpec& m, const Dims& d, const KernelMod
                               const TrainingSettings& tr, bool moeLayer, double mlaUp,
                               const FfnForward& ff, const LayerTimes& lt)
 {
+    if (tr.recompute_modules == kRecomputeCoreAttn) // the default, on the search's hot path
+        return lt.core.f;
     double rec = 0;
     if (tr.recomputes(kRecomputeCoreAttn))
         rec += lt.core.f;

@@ -185,18 +185,18 @@ double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a
     // their fc1 saves its own FP8 copy of it. Recompute modules: moe keeps the layer's input
     // alone (the router input), layernorm drops that norm output, moe_act the routed experts'
     // fc2 input, shared_experts the shared experts' tensors.
-    const bool shared = m.moe.shared_experts > 0 && !recomputes(a, kRecomputeSharedExperts);
-    const bool whole = recomputes(a, kRecomputeMoe);
+    const std::uint8_t mods = recomputedModules(a);
+    const bool shared = m.moe.shared_experts > 0 && !(mods & kRecomputeSharedExperts);
+    const bool whole = mods & kRecomputeMoe;
     double permuted = whole ? 0.0 : linearInputBytes(a) * k * d.h;
     if (a.fp8_linear_inputs && shared && !whole)
         permuted += d.h;
-    const double routerInput = recomputes(a, kRecomputeLayernorm) ? 0.0 : 2 * d.h;
+    const double routerInput = (mods & kRecomputeLayernorm) ? 0.0 : 2 * d.h;
     const double combine = whole ? 0.0 : 2 * k * d.h + 4.0 * m.moe.experts;
     const double replicated = ((2 + maskBytes(a)) * d.h + routerInput + permuted + combine) / d.tsp;
     const double stored = mlpStored(d, a);
     const double routed =
-        whole ? 0.0
-              : k * (stored - (recomputes(a, kRecomputeMoeAct) ? linearInputBytes(a) : 0.0)) * fe;
+        whole ? 0.0 : k * (stored - ((mods & kRecomputeMoeAct) ? linearInputBytes(a) : 0.0)) * fe;
     const double experts =
         (routed + (shared && !whole ? m.moe.shared_experts * stored * fe : 0.0)) / d.t;
     ActivationShape attn = a;
@@ -212,6 +212,8 @@ double recomputeWorkingSet(const ModelSpec& m, const Dims& d, const ActivationSh
         a.recompute == Recompute::Selective && a.selective == SelectivePolicy::SaveMatmuls;
     if (a.recompute == Recompute::Selective && !opSac) {
         // Megatron's modules beyond core_attn rebuild what they dropped, one layer at a time.
+        if ((a.recompute_modules & ~kRecomputeCoreAttn) == 0)
+            return 0;
         ActivationShape kept = a;
         kept.recompute_modules &= kRecomputeCoreAttn;
         const double dense = denseLayerBytes(m, d, kept) - denseLayerBytes(m, d, a);

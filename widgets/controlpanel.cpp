@@ -432,7 +432,6 @@ QWidget* ControlPanel::widgetForField(const std::string& field) const
                                                  {"parallel.zero", m_zero},
                                                  {"parallel.sequence_parallel", m_sequenceParallel},
                                                  {"training.recompute", m_recompute},
-                                                 {"training.recompute_modules", m_recompute},
                                                  {"training.precision", m_precision},
                                                  {"training.micro_batch", m_microBatch},
                                                  {"training.global_batch", m_globalBatch},

@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QMenu>
 #include <QSignalBlocker>
 #include <QToolButton>
 
@@ -98,6 +99,21 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
                          tr("Whether FSDP frees a block's gathered parameters after its forward "
                             "(ZeRO 3)"));
 
+    m_recomputeModules = new QToolButton(parent);
+    m_recomputeModules->setPopupMode(QToolButton::InstantPopup);
+    m_recomputeModules->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_recomputeTip =
+        tr("What Megatron's selective recompute repeats in the backward (--recompute-modules); "
+           "read with recompute selective");
+    m_recomputeModules->setToolTip(m_recomputeTip);
+    auto* modules = new QMenu(m_recomputeModules);
+    for (int bit = 0; bit < kRecomputeModuleCount; ++bit) {
+        QAction* a = modules->addAction(qText(toString(RecomputeModule(1 << bit))));
+        a->setCheckable(true);
+        m_moduleActions[std::size_t(bit)] = a;
+    }
+    m_recomputeModules->setMenu(modules);
+
     // The framework is always shown; its settings fold away (unpainted) until asked for, and
     // the toggle says how many are set away from the framework's defaults.
     m_more = new QToolButton(parent);
@@ -130,7 +146,9 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     addRow(d, tr("FSDP &version"), m_fsdpVersion);
     addRow(d, tr("Backward prefetc&h"), m_prefetch);
     addRow(d, tr("Reshard after forward"), m_reshard);
+    addRow(d, tr("Recompute &modules"), m_recomputeModules);
     m_more->setAccessibleName(tr("Framework settings"));
+    m_recomputeModules->setAccessibleName(tr("Recompute modules"));
     for (QCheckBox* c : {m_fp8Params, m_tpOverlap, m_gradOverlap, m_compile})
         c->setAccessibleName(c->text());
     // Long item names must not widen the scenario column: the boxes elide instead.
@@ -179,6 +197,13 @@ void FrameworkControls::connectEdits()
     onEdit(m_prefetch, &Box::activated, "training.fsdp_backward_prefetch", [](Scenario& s, int i) {
         s.training.fsdp_backward_prefetch = kPrefetches[std::size_t(i)];
     });
+    for (int bit = 0; bit < kRecomputeModuleCount; ++bit)
+        onEdit(m_moduleActions[std::size_t(bit)], &QAction::toggled, "training.recompute_modules",
+               [bit](Scenario& s, bool on) {
+                   const auto m = std::uint8_t(1 << bit);
+                   s.training.recompute_modules =
+                       on ? s.training.recompute_modules | m : s.training.recompute_modules & ~m;
+               });
     onEdit(m_reshard, &Box::activated, "training.fsdp_reshard_after_forward",
            [](Scenario& s, int i) {
                s.training.fsdp_reshard_after_forward = kReshards[std::size_t(i)];
@@ -209,13 +234,27 @@ void FrameworkControls::show(const Scenario& s)
     m_fsdpVersion->setCurrentIndex(t.fsdp_version == 1 ? 1 : 0);
     m_prefetch->setCurrentIndex(indexOf(kPrefetches, t.fsdp_backward_prefetch));
     m_reshard->setCurrentIndex(indexOf(kReshards, t.fsdp_reshard_after_forward));
+    QStringList names;
+    for (int bit = 0; bit < kRecomputeModuleCount; ++bit) {
+        QAction* a = m_moduleActions[std::size_t(bit)];
+        const QSignalBlocker block(a);
+        a->setChecked(t.recompute_modules & (1 << bit));
+        if (a->isChecked())
+            names << a->text();
+    }
+    // Two names fit the settings column; more are counted (the tooltip lists them).
+    const QString list = names.isEmpty() ? tr("none") : names.join(QStringLiteral(", "));
+    m_recomputeModules->setText(names.size() <= 2 ? list
+                                                  : tr("%n modules", nullptr, int(names.size())));
+    m_recomputeModules->setToolTip(m_recomputeTip + QStringLiteral("\n") + list);
 
     const int set = (!t.flash_attention || t.attention_kernel != AttentionKernel::Default) +
                     (t.fp8_recipe != Fp8Recipe::Default) + t.fp8_param_gather +
                     (t.grad_reduce_dtype != GradReduceDtype::Default) + s.parallel.tp_comm_overlap +
                     !t.overlap_grad_reduce + t.compile + (t.fsdp_version != 2) +
                     (t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default) +
-                    (t.fsdp_reshard_after_forward != ReshardAfterForward::Default);
+                    (t.fsdp_reshard_after_forward != ReshardAfterForward::Default) +
+                    (t.recompute_modules != kRecomputeCoreAttn);
     m_more->setText(set == 0 ? tr("Settings: defaults") : tr("Settings: %n set", nullptr, set));
 
     const FrameworkOptions o = frameworkOptions(s);
@@ -227,6 +266,7 @@ void FrameworkControls::show(const Scenario& s)
     setLive(m_prefetch, o.fsdp_prefetch, t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default);
     setLive(m_reshard, o.fsdp_reshard,
             t.fsdp_reshard_after_forward != ReshardAfterForward::Default);
+    setLive(m_recomputeModules, o.recompute_modules, t.recompute_modules != kRecomputeCoreAttn);
 }
 
 QWidget* FrameworkControls::widgetForField(const std::string& field) const
@@ -243,7 +283,8 @@ QWidget* FrameworkControls::widgetForField(const std::string& field) const
         {"training.compile", m_compile},
         {"training.fsdp_version", m_fsdpVersion},
         {"training.fsdp_backward_prefetch", m_prefetch},
-        {"training.fsdp_reshard_after_forward", m_reshard}};
+        {"training.fsdp_reshard_after_forward", m_reshard},
+        {"training.recompute_modules", m_recomputeModules}};
     const auto it = fields.find(field);
     return it == fields.end() ? nullptr : it->second;
 }

@@ -3,14 +3,16 @@
 #include "core/scenario.h"
 
 #include <QObject>
+#include <QString>
 
+#include <array>
 #include <functional>
 #include <string>
 
+class QAction;
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
-class QString;
 class QToolButton;
 class QWidget;
 
@@ -18,7 +20,8 @@ namespace paralens {
 
 /// The framework group of the scenario controls: which framework runs the plan and the
 /// settings real runs differ in (attention kernel, FP8 recipe, FP8 parameters, gradient dtype,
-/// TP and DP overlap, torch.compile, FSDP version, prefetch and reshard). Only the settings the
+/// TP and DP overlap, torch.compile, FSDP version, prefetch and reshard, Megatron's recompute
+/// modules). Only the settings the
 /// model reads for the shown plan are live (frameworkOptions()); the others show their value,
 /// greyed.
 ///
@@ -42,6 +45,7 @@ public:
     QComboBox* attentionBox() const { return m_attention; }
     QComboBox* fsdpVersionBox() const { return m_fsdpVersion; }
     QCheckBox* compileBox() const { return m_compile; }
+    QToolButton* recomputeModulesButton() const { return m_recomputeModules; }
     QToolButton* settingsToggle() const { return m_more; }
     /// The folding form of the settings (the panel marks its labels on validation errors).
     QFormLayout* detailsForm() const { return m_detailsForm; }
@@ -69,6 +73,10 @@ private:
     QComboBox* m_fsdpVersion = nullptr;
     QComboBox* m_prefetch = nullptr;
     QComboBox* m_reshard = nullptr;
+    /// Megatron's recompute modules: a menu of one checkable action per module.
+    QToolButton* m_recomputeModules = nullptr;
+    std::array<QAction*, kRecomputeModuleCount> m_moduleActions{};
+    QString m_recomputeTip;
     QToolButton* m_more = nullptr;
     QWidget* m_details = nullptr;
     QFormLayout* m_detailsForm = nullptr;

@@ -57,6 +57,30 @@ private slots:
         QVERIFY(matters(fsdp, on));
     }
 
+    void recomputeModulesOnlyForMegatronSelective()
+    {
+        // Recomputing the MLP as well (its GEMMs again in the backward) moves the step of a
+        // Megatron plan with selective recompute; under full or no recompute the list is not
+        // read, and the other frameworks have none.
+        auto mlp = [](Scenario& s) {
+            s.training.recompute_modules = kRecomputeCoreAttn | kRecomputeMlp;
+        };
+        Scenario s = plan(Framework::Megatron, 1, 1);
+        s.training.recompute = Recompute::Selective;
+        QVERIFY(frameworkOptions(s).recompute_modules);
+        QVERIFY(matters(s, mlp));
+        for (Recompute r : {Recompute::None, Recompute::Full}) {
+            s.training.recompute = r;
+            QVERIFY(!frameworkOptions(s).recompute_modules);
+            QVERIFY(!matters(s, mlp));
+        }
+        for (Framework f : {Framework::DeepSpeed, Framework::FSDP}) {
+            Scenario o = plan(f, 1, 1);
+            o.training.recompute = Recompute::Selective;
+            QVERIFY(!frameworkOptions(o).recompute_modules);
+        }
+    }
+
     void fsdpVersionOnlyWhenFsdpShards()
     {
         auto v1 = [](Scenario& s) { s.training.fsdp_version = 1; };

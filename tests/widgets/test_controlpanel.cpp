@@ -12,10 +12,12 @@
 #include "widgets/frameworkcontrols.h"
 #include "widgets/snapslider.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -267,7 +269,36 @@ private slots:
         s.training.recompute = Recompute::Full;
         show(panel, s);
         QVERIFY(!box->toolTip().contains(QStringLiteral("Selective recomputes")));
-        // Under torchtitan the list is an impossible plan, named and marked on that box.
+        // The framework settings list the modules and edit them one by one; the list counts
+        // as a setting away from the defaults.
+        FrameworkControls* fw = panel.frameworkControls();
+        QToolButton* modules = fw->recomputeModulesButton();
+        echoEdits(panel);
+        s.training.recompute = Recompute::Selective;
+        s.training.recompute_modules = kRecomputeCoreAttn;
+        show(panel, s);
+        QCOMPARE(modules->text(), QStringLiteral("core_attn"));
+        QVERIFY(modules->isEnabled());
+        QCOMPARE(fw->settingsToggle()->text(), QStringLiteral("Settings: defaults"));
+        QSignalSpy edits(&panel, &ControlPanel::edited);
+        const QList<QAction*> actions = modules->menu()->actions();
+        QCOMPARE(actions.size(), kRecomputeModuleCount);
+        actions[3]->trigger(); // mlp
+        QCOMPARE(edits.size(), 1);
+        const auto edited = edits.takeFirst().at(0).value<Scenario>();
+        QCOMPARE(edited.training.recompute_modules,
+                 std::uint8_t(kRecomputeCoreAttn | kRecomputeMlp));
+        QCOMPARE(modules->text(), QStringLiteral("core_attn, mlp"));
+        QCOMPARE(fw->settingsToggle()->text(), QStringLiteral("Settings: 1 set"));
+        // Under full recompute the list is not read: greyed, but kept while set.
+        s = edited;
+        s.training.recompute = Recompute::Full;
+        show(panel, s);
+        QVERIFY(modules->isEnabled()); // set away from the default, so it can be put back
+        s.training.recompute_modules = kRecomputeCoreAttn;
+        show(panel, s);
+        QVERIFY(!modules->isEnabled());
+        // Under torchtitan a list is an impossible plan, named and marked on that control.
         s.training.recompute = Recompute::Selective;
         s.training.recompute_modules = kRecomputeMlp;
         s.training.framework = Framework::FSDP;
@@ -276,7 +307,7 @@ private slots:
                  qPrintable(panel.bannerText()));
         bool marked = false;
         for (QLabel* l : panel.findChildren<QLabel*>())
-            marked = marked || (l->buddy() == box && l->text().startsWith(QStringLiteral("⚠")));
+            marked = marked || (l->buddy() == modules && l->text().startsWith(QStringLiteral("⚠")));
         QVERIFY(marked);
     }
 
