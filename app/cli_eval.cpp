@@ -60,9 +60,20 @@ void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
                              p.cp, p.ep, qPrintable(qText(toString(p.schedule))));
     if (p.virtual_stages > 1)
         out << " v" << p.virtual_stages;
-    out << QString::asprintf(", zero %d, %s, %s recompute, %d micro-batches\n\n", p.zero,
-                             qPrintable(qText(toString(s.training.framework))),
-                             qPrintable(qText(toString(s.training.recompute))), e.microbatches);
+    // Megatron's module list, when it is not the default attention core.
+    QString modules;
+    const TrainingSettings& tr = s.training;
+    if (tr.recompute == Recompute::Selective && tr.recompute_modules != kRecomputeCoreAttn) {
+        QStringList names;
+        for (int bit = 0; bit < kRecomputeModuleCount; ++bit)
+            if (tr.recompute_modules & (1 << bit))
+                names << qText(toString(RecomputeModule(1 << bit)));
+        modules = " (" + (names.isEmpty() ? QStringLiteral("nothing") : names.join(", ")) + ")";
+    }
+    out << QString::asprintf(", zero %d, %s, %s recompute%s, %d micro-batches\n\n", p.zero,
+                             qPrintable(qText(toString(tr.framework))),
+                             qPrintable(qText(toString(tr.recompute))), qPrintable(modules),
+                             e.microbatches);
 
     out << (e.calibrated ? "calibration: measured collectives and GEMM efficiency from " +
                                QString::fromStdString(s.calibration)

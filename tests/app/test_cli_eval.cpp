@@ -85,6 +85,24 @@ private slots:
         QVERIFY(r.out.contains("MFU"));
     }
 
+    void planLineNamesRecomputeModules()
+    {
+        // Megatron's module list beside "selective recompute" when it is not the default.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("m.paralens.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"model":"llama3-8b","hardware":"h100-sxm","gpus":8,
+                    "parallel":{"tp":1,"pp":1,"dp":8},
+                    "training":{"recompute":"selective","recompute_modules":["mlp","layernorm"]}})");
+        f.close();
+        Result r = run({"eval", path});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("selective recompute (layernorm, mlp),"), qPrintable(r.out));
+        r = run({"eval", kExample});
+        QVERIFY(!r.out.contains("recompute ("));
+    }
+
     void badInputNamesTheProblem()
     {
         Result r = run({"eval", "/nonexistent/x.paralens.json"});
