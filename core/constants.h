@@ -61,6 +61,10 @@ inline constexpr double kTritonBackwardSlowdown = 2.0;
 /// LanguageCrossEntropy.update, run from composer/trainer/trainer.py _eval_train_metrics after
 /// every micro-batch's backward; aten SoftMax.cu).
 inline constexpr double kLogitMetricBytes = 22;
+/// Bytes of Adam's fp32 m and v per parameter, read and written once each by the step: the
+/// 8 · 2 of ModelConstants::adam_bytes_per_param. With bf16 moments
+/// (training.adam_moments_dtype) the step streams half of them.
+inline constexpr double kAdamFp32MomentBytes = 8;
 /// Keys per tile of the key sequence (FA2 and FA3 tile head dimension 128 by 128 keys).
 inline constexpr double kFlashTileKeys = 128;
 /// A row of K keys runs at K / (K + 64) of the long-sequence rate: the fixed work per query

@@ -205,6 +205,9 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
         c.microbatch_grad_pass_calls = 3;
     }
     applyGradReduceDtype(t, c);
+    // The precision-aware optimizer keeps Adam's m and v in bf16 (2 + 2 bytes).
+    if (t.adam_moments_dtype == AdamMomentsDtype::Bf16 && t.optimizer == Optimizer::Adam)
+        c.moment_bytes = 4;
     // Megatron-LM and DeepSpeed run FP8 through Transformer Engine's modules.
     c.fp8_saves_quantized_inputs = t.precision == Precision::FP8 && t.framework != Framework::FSDP;
     c.linear_gather_bytes = c.weight_bytes;

@@ -21,6 +21,8 @@ FrameworkOptions frameworkOptions(const Scenario& s)
     o.fsdp_reshard = fsdp && p.zero >= 3;
     o.fsdp_prefetch = fsdp && conventions(t, p).zero3_reshard_after_forward;
     o.recompute_modules = t.framework == Framework::Megatron && t.recompute == Recompute::Selective;
+    o.adam_moments = t.framework == Framework::Megatron && t.optimizer == Optimizer::Adam &&
+                     !p.offload_optimizer;
     return o;
 }
 

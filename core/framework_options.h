@@ -21,6 +21,8 @@ struct FrameworkOptions
     bool fsdp_prefetch = false;
     /// training.recompute_modules: Megatron with selective recompute.
     bool recompute_modules = false;
+    /// training.adam_moments_dtype: Megatron with Adam on the GPU (not offloaded).
+    bool adam_moments = false;
 };
 
 FrameworkOptions frameworkOptions(const Scenario& s);

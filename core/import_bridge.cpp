@@ -334,6 +334,12 @@ void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
         o.fail(*o.find("optimizer.optimizer"), "optimizer.optimizer",
                "'" + opt + "' is not adam or sgd");
     t.optimizer = *parsed;
+    std::string note;
+    t.adam_moments_dtype = readAdamMoments(
+        o.boolean("optimizer.use_precision_aware_optimizer").value_or(false),
+        o.string("optimizer.exp_avg_dtype"), o.string("optimizer.exp_avg_sq_dtype"), note);
+    if (!note.empty())
+        ctx.notes.push_back(note);
     const auto hidden = o.number("model.hidden_dropout");
     const auto attention = o.number("model.attention_dropout");
     if (hidden || attention)

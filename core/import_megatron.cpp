@@ -282,6 +282,14 @@ void readTraining(const Flags& f, const ImportContext& ctx, bool deepspeed, Scen
     if (!o)
         f.fail("--optimizer", "'" + optimizer + "' is not adam or sgd");
     t.optimizer = *o;
+    if (!deepspeed) {
+        std::string note;
+        t.adam_moments_dtype =
+            readAdamMoments(f.has("--use-precision-aware-optimizer"), f.value("--exp-avg-dtype"),
+                            f.value("--exp-avg-sq-dtype"), note);
+        if (!note.empty())
+            ctx.notes.push_back(note);
+    }
     const auto hidden = f.number("--hidden-dropout");
     const auto attention = f.number("--attention-dropout");
     if (hidden || attention)

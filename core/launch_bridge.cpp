@@ -221,6 +221,11 @@ void training(const Scenario& s, Overrides& o, Warnings& w)
     if (const std::string backend = megatronAttentionBackend(t, w); !backend.empty())
         o.set("model.attention_backend", backend);
     o.set("optimizer.optimizer", std::string(toString(t.optimizer)));
+    if (t.adam_moments_dtype == AdamMomentsDtype::Bf16) { // str_to_dtype reads "bf16"
+        o.setBool("optimizer.use_precision_aware_optimizer", true);
+        o.set("optimizer.exp_avg_dtype", "bf16");
+        o.set("optimizer.exp_avg_sq_dtype", "bf16");
+    }
     if (t.dropout) {
         const std::string d = *t.dropout ? formatNumber(kMegatronDefaultDropout) : "0.0";
         o.set("model.hidden_dropout", d);

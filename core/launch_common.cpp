@@ -288,6 +288,26 @@ std::string ArgList::lines(std::string_view indent) const
     return out;
 }
 
+AdamMomentsDtype readAdamMoments(bool precision_aware, const std::optional<std::string>& exp_avg,
+                                 const std::optional<std::string>& exp_avg_sq, std::string& note)
+{
+    const auto bf16 = [](const std::optional<std::string>& v) {
+        return v && (*v == "bf16" || *v == "bfloat16" || *v == "torch.bfloat16");
+    };
+    const auto fp32 = [](const std::optional<std::string>& v) {
+        return !v || *v == "fp32" || *v == "float32" || *v == "torch.float32";
+    };
+    if (!precision_aware)
+        return AdamMomentsDtype::Fp32;
+    if (bf16(exp_avg) && bf16(exp_avg_sq))
+        return AdamMomentsDtype::Bf16;
+    if (!fp32(exp_avg) || !fp32(exp_avg_sq))
+        note = "precision-aware optimizer with moments " + exp_avg.value_or("fp32") + " / " +
+               exp_avg_sq.value_or("fp32") +
+               ": only both in bf16 is modelled (training.adam_moments_dtype), read as fp32";
+    return AdamMomentsDtype::Fp32;
+}
+
 std::string recomputeModuleList(std::uint8_t modules, std::string_view sep)
 {
     std::string out;

@@ -104,6 +104,14 @@ std::string_view megatronNormalization(NormType n);
 /// Shortest text of a double that reads back the same ("0.1", "1e-05").
 std::string formatNumber(double v);
 
+/// Adam's moments from Megatron-Core's precision-aware optimizer settings (Megatron-LM
+/// --use-precision-aware-optimizer --exp-avg-dtype --exp-avg-sq-dtype, Megatron-Bridge
+/// optimizer.use_precision_aware_optimizer, exp_avg_dtype, exp_avg_sq_dtype): bf16 when it is
+/// on and both moments are bf16 ("bf16", "bfloat16", "torch.bfloat16"); fp32 otherwise, with
+/// `note` saying why when it is on with other dtypes (fp16, fp8, one moment alone).
+AdamMomentsDtype readAdamMoments(bool precision_aware, const std::optional<std::string>& exp_avg,
+                                 const std::optional<std::string>& exp_avg_sq, std::string& note);
+
 /// Megatron-Core's names of a recompute_modules set (TrainingSettings::recompute_modules), in
 /// bit order, joined by `sep`: Megatron-LM's --recompute-modules words, Megatron-Bridge's list.
 std::string recomputeModuleList(std::uint8_t modules, std::string_view sep);

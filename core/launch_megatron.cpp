@@ -201,6 +201,11 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     if (const std::string backend = megatronAttentionBackend(t, w); !backend.empty())
         a.opt("--attention-backend", backend);
     a.opt("--optimizer", std::string(toString(t.optimizer)));
+    if (t.adam_moments_dtype == AdamMomentsDtype::Bf16) { // Transformer Engine's FusedAdam
+        a.flag("--use-precision-aware-optimizer");
+        a.opt("--exp-avg-dtype", "bf16");
+        a.opt("--exp-avg-sq-dtype", "bf16");
+    }
     if (t.dropout) {
         const std::string d = *t.dropout ? formatNumber(kMegatronDefaultDropout) : "0";
         a.opt("--hidden-dropout", d);

@@ -59,8 +59,9 @@ OptimizerTimes optimizerTimes(const Scenario& s, const FrameworkConventions& fw,
     }
     const bool unfusedAdam = s.training.optimizer == Optimizer::Adam &&
                              resolvedOptimizerImpl(s.training) != OptimizerImpl::Fused;
-    const double bytes =
-        k.adam_bytes_per_param + (unfusedAdam ? kUnfusedAdamExtraBytesPerParam : 0);
+    double bytes = k.adam_bytes_per_param + (unfusedAdam ? kUnfusedAdamExtraBytesPerParam : 0);
+    if (s.training.optimizer == Optimizer::Adam) // bf16 moments: m and v read and written in 2 B
+        bytes -= 2 * (kAdamFp32MomentBytes - fw.moment_bytes);
     t.hbm = local * bytes / hbm_bytes_per_s;
     t.host = optimizerHostCalls(s, local, tensors) * k.kernel_launch_seconds;
     // torch's AdamW keeps the unfused step counter on the CPU and reads it there, the fused

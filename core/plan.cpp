@@ -63,6 +63,8 @@ constexpr std::array<std::pair<CpComm, std::string_view>, 4> kCpComm{
      {CpComm::P2P, "p2p"},
      {CpComm::AllGather, "all-gather"},
      {CpComm::AllToAll, "a2a"}}};
+constexpr std::array<std::pair<AdamMomentsDtype, std::string_view>, 2> kAdamMomentsDtypes{
+    {{AdamMomentsDtype::Fp32, "fp32"}, {AdamMomentsDtype::Bf16, "bf16"}}};
 constexpr std::array<std::pair<GradReduceDtype, std::string_view>, 3> kGradReduceDtypes{
     {{GradReduceDtype::Default, "default"},
      {GradReduceDtype::Fp32, "fp32"},
@@ -198,6 +200,14 @@ std::optional<Optimizer> parseOptimizer(std::string_view s)
 std::optional<CpComm> parseCpComm(std::string_view s)
 {
     return valueOf(kCpComm, s);
+}
+std::string_view toString(AdamMomentsDtype v)
+{
+    return nameOf(kAdamMomentsDtypes, v);
+}
+std::optional<AdamMomentsDtype> parseAdamMomentsDtype(std::string_view s)
+{
+    return valueOf(kAdamMomentsDtypes, s);
 }
 std::optional<GradReduceDtype> parseGradReduceDtype(std::string_view s)
 {

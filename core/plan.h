@@ -86,6 +86,16 @@ enum class ReshardAfterForward
 };
 
 /// The dtype gradients are accumulated and reduced in over DP (training.grad_reduce_dtype).
+/// The dtype of Adam's two moments. Bf16: Megatron-Core's precision-aware optimizer
+/// (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16, Transformer
+/// Engine's FusedAdam), as DeepSeek-V3 trained (§3.3.3 'Low-Precision Optimizer States') and
+/// Megatron-Bridge's DeepSeek-V3 recipe sets; the fp32 master weights stay.
+enum class AdamMomentsDtype
+{
+    Fp32,
+    Bf16,
+};
+
 enum class GradReduceDtype
 {
     Default, ///< the framework's: Megatron fp32 main grads (--accumulate-allreduce-grads-in-fp32,
@@ -278,6 +288,8 @@ struct TrainingSettings
     int fsdp_version = 2;
     /// Gradient accumulation and DP reduction dtype (see GradReduceDtype).
     GradReduceDtype grad_reduce_dtype = GradReduceDtype::Default;
+    /// Megatron with Adam only (see AdamMomentsDtype).
+    AdamMomentsDtype adam_moments_dtype = AdamMomentsDtype::Fp32;
     /// Megatron in FP8 only: the linears' weights are FP8 parameters, gathered by the distributed
     /// optimizer in FP8 (Megatron-LM --fp8-param-gather, Megatron-Bridge
     /// mixed_precision.fp8_param_gather, NeMo 1.x fp8_params). Off (Megatron-LM's default), the
@@ -309,6 +321,7 @@ std::string_view toString(CpComm);        ///< "default", "p2p", "all-gather", "
 std::string_view toString(ReshardAfterForward);
 std::string_view toString(FsdpBackwardPrefetch); ///< "default", "backward_pre", ...
 std::string_view toString(GradReduceDtype);      ///< "default", "fp32", "bf16"
+std::string_view toString(AdamMomentsDtype);     ///< "fp32", "bf16"
 std::string_view toString(AttentionKernel);      ///< "default", "flash2", "fused", "triton"
 std::string_view toString(CrossEntropy);         ///< "default", "megatron", "eager", "fused"
 std::string_view toString(OptimizerImpl);        ///< "default", "fused", "foreach", "for_loop"
@@ -331,6 +344,7 @@ std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view);
 std::optional<CpComm> parseCpComm(std::string_view);
 std::optional<ReshardAfterForward> parseReshardAfterForward(std::string_view);
 std::optional<GradReduceDtype> parseGradReduceDtype(std::string_view);
+std::optional<AdamMomentsDtype> parseAdamMomentsDtype(std::string_view);
 std::optional<FsdpBackwardPrefetch> parseFsdpBackwardPrefetch(std::string_view);
 std::optional<AttentionKernel> parseAttentionKernel(std::string_view);
 std::optional<CrossEntropy> parseCrossEntropy(std::string_view);

@@ -162,6 +162,7 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readBool("fp8_param_gather", ts.fp8_param_gather);
     r.readEnum("grad_reduce_dtype", ts.grad_reduce_dtype, parseGradReduceDtype,
                "default, fp32, bf16");
+    r.readEnum("adam_moments_dtype", ts.adam_moments_dtype, parseAdamMomentsDtype, "fp32, bf16");
     r.finish();
 }
 
@@ -185,7 +186,7 @@ constexpr std::array kKeyOrder{
     "flash_attention", "attention_kernel", "cross_entropy", "rope_impl", "logit_metrics",
     "optimizer", "optimizer_impl", "framework", "overlap_grad_reduce", "compile", "fp8_recipe",
     "moe_load_imbalance", "dropout", "fsdp_reshard_after_forward", "fsdp_backward_prefetch",
-    "fsdp_version", "grad_reduce_dtype", "fp8_param_gather"};
+    "fsdp_version", "grad_reduce_dtype", "adam_moments_dtype", "fp8_param_gather"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -331,6 +332,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["optimizer_impl"] = std::string(toString(t.optimizer_impl));
     if (t.fp8_recipe != Fp8Recipe::Default)
         j["training"]["fp8_recipe"] = std::string(toString(t.fp8_recipe));
+    if (t.adam_moments_dtype != AdamMomentsDtype::Fp32)
+        j["training"]["adam_moments_dtype"] = std::string(toString(t.adam_moments_dtype));
     if (t.fsdp_reshard_after_forward != ReshardAfterForward::Default)
         j["training"]["fsdp_reshard_after_forward"] =
             std::string(toString(t.fsdp_reshard_after_forward));
@@ -404,7 +407,7 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
            a.optimizer_impl == b.optimizer_impl &&
            a.fsdp_backward_prefetch == b.fsdp_backward_prefetch &&
            a.fsdp_version == b.fsdp_version && a.grad_reduce_dtype == b.grad_reduce_dtype &&
-           a.fp8_param_gather == b.fp8_param_gather;
+           a.fp8_param_gather == b.fp8_param_gather && a.adam_moments_dtype == b.adam_moments_dtype;
 }
 
 bool operator==(const Scenario& a, const Scenario& b)

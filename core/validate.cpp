@@ -452,6 +452,15 @@ template <typename Report> bool checkSharding(const Scenario& s, Report& report)
         "training.framework is " +
             std::string(toString(s.training.framework)) +
             ", whose selective recompute is its own (set it to megatron or leave the list out)");
+    PL_RULE(s.training.adam_moments_dtype != AdamMomentsDtype::Fp32 &&
+                (s.training.framework != Framework::Megatron ||
+                 s.training.optimizer != Optimizer::Adam || p.offload_optimizer),
+            "adam_moments_dtype_megatron",
+            (Fields{"training.adam_moments_dtype", "training.framework", "training.optimizer"}),
+            "training.adam_moments_dtype " + std::string(toString(s.training.adam_moments_dtype)) +
+                " is Megatron-Core's precision-aware optimizer (Transformer Engine's FusedAdam on "
+                "the GPU), which needs training.framework megatron, training.optimizer adam and "
+                "no offloaded optimizer");
     PL_RULE(p.offload_optimizer && s.training.optimizer_impl != OptimizerImpl::Default,
             "optimizer_impl_offloaded",
             (Fields{"training.optimizer_impl", "parallel.offload_optimizer"}),

@@ -24,6 +24,7 @@ constexpr std::array kPrefetches{FsdpBackwardPrefetch::Default, FsdpBackwardPref
                                  FsdpBackwardPrefetch::Post, FsdpBackwardPrefetch::None};
 constexpr std::array kGradDtypes{GradReduceDtype::Default, GradReduceDtype::Fp32,
                                  GradReduceDtype::Bf16};
+constexpr std::array kMoments{AdamMomentsDtype::Fp32, AdamMomentsDtype::Bf16};
 constexpr std::array kReshards{ReshardAfterForward::Default, ReshardAfterForward::Always,
                                ReshardAfterForward::Never};
 // The attention choices: a flash kernel (the framework's or a named one), or none.
@@ -74,6 +75,9 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
                            tr("The dtype gradients are accumulated and reduced in over DP "
                               "(default: Megatron fp32 main grads, DeepSpeed the training "
                               "dtype, FSDP fp32)"));
+    m_moments = namedBox(parent, kMoments,
+                         tr("The dtype Adam keeps its two moments in: bf16 is Megatron-Core's "
+                            "precision-aware optimizer (--exp-avg-dtype, --exp-avg-sq-dtype)"));
     m_tpOverlap = new QCheckBox(tr("TP comm overlap"), parent);
     m_tpOverlap->setToolTip(
         tr("Overlap TP collectives with the GEMMs (Megatron "
@@ -140,6 +144,7 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     addRow(d, tr("FP8 reci&pe"), m_fp8Recipe);
     d->addRow(m_fp8Params);
     addRow(d, tr("&Gradient dtype"), m_gradDtype);
+    addRow(d, tr("Adam m&oments"), m_moments);
     d->addRow(m_tpOverlap);
     d->addRow(m_gradOverlap);
     d->addRow(m_compile);
@@ -152,8 +157,8 @@ FrameworkControls::FrameworkControls(QWidget* parent, QFormLayout* form, const A
     for (QCheckBox* c : {m_fp8Params, m_tpOverlap, m_gradOverlap, m_compile})
         c->setAccessibleName(c->text());
     // Long item names must not widen the scenario column: the boxes elide instead.
-    for (QComboBox* b : {m_framework, m_attention, m_fp8Recipe, m_gradDtype, m_fsdpVersion,
-                         m_prefetch, m_reshard}) {
+    for (QComboBox* b : {m_framework, m_attention, m_fp8Recipe, m_gradDtype, m_moments,
+                         m_fsdpVersion, m_prefetch, m_reshard}) {
         b->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         b->setMinimumContentsLength(12);
     }
@@ -186,6 +191,8 @@ void FrameworkControls::connectEdits()
            [](Scenario& s, bool on) { s.training.fp8_param_gather = on; });
     onEdit(m_gradDtype, &Box::activated, "training.grad_reduce_dtype",
            [](Scenario& s, int i) { s.training.grad_reduce_dtype = kGradDtypes[std::size_t(i)]; });
+    onEdit(m_moments, &Box::activated, "training.adam_moments_dtype",
+           [](Scenario& s, int i) { s.training.adam_moments_dtype = kMoments[std::size_t(i)]; });
     onEdit(m_tpOverlap, &QCheckBox::toggled, "parallel.tp_comm_overlap",
            [](Scenario& s, bool on) { s.parallel.tp_comm_overlap = on; });
     onEdit(m_gradOverlap, &QCheckBox::toggled, "training.overlap_grad_reduce",
@@ -221,12 +228,13 @@ void FrameworkControls::show(const Scenario& s)
     const TrainingSettings& t = s.training;
     const QSignalBlocker b0(m_gradDtype), b1(m_framework), b2(m_attention), b3(m_fp8Recipe),
         b4(m_tpOverlap), b5(m_gradOverlap), b6(m_compile), b7(m_fsdpVersion), b8(m_prefetch),
-        b9(m_reshard), b10(m_fp8Params);
+        b9(m_reshard), b10(m_fp8Params), b11(m_moments);
     m_framework->setCurrentIndex(indexOf(kFrameworks, t.framework));
     m_attention->setCurrentIndex(t.flash_attention ? indexOf(kKernels, t.attention_kernel)
                                                    : kUnfusedAttention);
     m_fp8Recipe->setCurrentIndex(indexOf(kFp8Recipes, t.fp8_recipe));
     m_gradDtype->setCurrentIndex(indexOf(kGradDtypes, t.grad_reduce_dtype));
+    m_moments->setCurrentIndex(indexOf(kMoments, t.adam_moments_dtype));
     m_fp8Params->setChecked(t.fp8_param_gather);
     m_tpOverlap->setChecked(s.parallel.tp_comm_overlap);
     m_gradOverlap->setChecked(t.overlap_grad_reduce);
@@ -254,7 +262,8 @@ void FrameworkControls::show(const Scenario& s)
                     !t.overlap_grad_reduce + t.compile + (t.fsdp_version != 2) +
                     (t.fsdp_backward_prefetch != FsdpBackwardPrefetch::Default) +
                     (t.fsdp_reshard_after_forward != ReshardAfterForward::Default) +
-                    (t.recompute_modules != kRecomputeCoreAttn);
+                    (t.recompute_modules != kRecomputeCoreAttn) +
+                    (t.adam_moments_dtype != AdamMomentsDtype::Fp32);
     m_more->setText(set == 0 ? tr("Settings: defaults") : tr("Settings: %n set", nullptr, set));
 
     const FrameworkOptions o = frameworkOptions(s);
@@ -267,24 +276,25 @@ void FrameworkControls::show(const Scenario& s)
     setLive(m_reshard, o.fsdp_reshard,
             t.fsdp_reshard_after_forward != ReshardAfterForward::Default);
     setLive(m_recomputeModules, o.recompute_modules, t.recompute_modules != kRecomputeCoreAttn);
+    setLive(m_moments, o.adam_moments, t.adam_moments_dtype != AdamMomentsDtype::Fp32);
 }
 
 QWidget* FrameworkControls::widgetForField(const std::string& field) const
 {
-    const std::map<std::string, QWidget*> fields{
-        {"training.framework", m_framework},
-        {"training.flash_attention", m_attention},
-        {"training.attention_kernel", m_attention},
-        {"training.fp8_recipe", m_fp8Recipe},
-        {"training.grad_reduce_dtype", m_gradDtype},
-        {"training.fp8_param_gather", m_fp8Params},
-        {"parallel.tp_comm_overlap", m_tpOverlap},
-        {"training.overlap_grad_reduce", m_gradOverlap},
-        {"training.compile", m_compile},
-        {"training.fsdp_version", m_fsdpVersion},
-        {"training.fsdp_backward_prefetch", m_prefetch},
-        {"training.fsdp_reshard_after_forward", m_reshard},
-        {"training.recompute_modules", m_recomputeModules}};
+    const std::map<std::string, QWidget*> fields{{"training.framework", m_framework},
+                                                 {"training.flash_attention", m_attention},
+                                                 {"training.attention_kernel", m_attention},
+                                                 {"training.fp8_recipe", m_fp8Recipe},
+                                                 {"training.grad_reduce_dtype", m_gradDtype},
+                                                 {"training.fp8_param_gather", m_fp8Params},
+                                                 {"parallel.tp_comm_overlap", m_tpOverlap},
+                                                 {"training.overlap_grad_reduce", m_gradOverlap},
+                                                 {"training.compile", m_compile},
+                                                 {"training.fsdp_version", m_fsdpVersion},
+                                                 {"training.fsdp_backward_prefetch", m_prefetch},
+                                                 {"training.fsdp_reshard_after_forward", m_reshard},
+                                                 {"training.recompute_modules", m_recomputeModules},
+                                                 {"training.adam_moments_dtype", m_moments}};
     const auto it = fields.find(field);
     return it == fields.end() ? nullptr : it->second;
 }

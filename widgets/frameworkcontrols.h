@@ -21,7 +21,7 @@ namespace paralens {
 /// The framework group of the scenario controls: which framework runs the plan and the
 /// settings real runs differ in (attention kernel, FP8 recipe, FP8 parameters, gradient dtype,
 /// TP and DP overlap, torch.compile, FSDP version, prefetch and reshard, Megatron's recompute
-/// modules). Only the settings the
+/// modules and Adam moments dtype). Only the settings the
 /// model reads for the shown plan are live (frameworkOptions()); the others show their value,
 /// greyed.
 ///
@@ -66,6 +66,7 @@ private:
     QComboBox* m_attention = nullptr;
     QComboBox* m_fp8Recipe = nullptr;
     QComboBox* m_gradDtype = nullptr;
+    QComboBox* m_moments = nullptr;
     QCheckBox* m_tpOverlap = nullptr;
     QCheckBox* m_gradOverlap = nullptr;
     QCheckBox* m_compile = nullptr;

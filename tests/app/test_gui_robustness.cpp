@@ -259,8 +259,9 @@ private slots:
         QVERIFY(globalBatch >= 0);
         QVERIFY(gpusBox >= 0);
         // model, hardware, schedule, ZeRO, recompute, precision; framework, attention, FP8
-        // recipe, gradient dtype, FSDP version, backward prefetch, reshard after forward
-        QCOMPARE(combos.size(), 13);
+        // recipe, gradient dtype, Adam moments, FSDP version, backward prefetch, reshard after
+        // forward
+        QCOMPARE(combos.size(), 14);
         QCOMPARE(spins.size(), 5); // GPUs, virtual stages, micro-batch, global batch, seq len
         // sequence parallel; FP8 parameters, TP comm overlap, DP reduce overlap, torch.compile
         QCOMPARE(checks.size(), 5);

@@ -408,6 +408,13 @@ private slots:
                 s.training.recompute_modules = kRecomputeCoreAttn | kRecomputeMlp;
             },
             "recompute_modules_megatron", "training.recompute_modules");
+        row(
+            "bf16 Adam moments under DeepSpeed", false,
+            [](Scenario& s) {
+                s.training.framework = Framework::DeepSpeed;
+                s.training.adam_moments_dtype = AdamMomentsDtype::Bf16;
+            },
+            "adam_moments_dtype_megatron", "training.adam_moments_dtype");
     }
     void everyRuleNamesItsField()
     {
