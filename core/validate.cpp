@@ -456,7 +456,8 @@ template <typename Report> bool checkSharding(const Scenario& s, Report& report)
                 (s.training.framework != Framework::Megatron ||
                  s.training.optimizer != Optimizer::Adam || p.offload_optimizer),
             "adam_moments_dtype_megatron",
-            (Fields{"training.adam_moments_dtype", "training.framework", "training.optimizer"}),
+            (Fields{"training.adam_moments_dtype", "training.framework", "training.optimizer",
+                    "parallel.offload_optimizer"}),
             "training.adam_moments_dtype " + std::string(toString(s.training.adam_moments_dtype)) +
                 " is Megatron-Core's precision-aware optimizer (Transformer Engine's FusedAdam on "
                 "the GPU), which needs training.framework megatron, training.optimizer adam and "
