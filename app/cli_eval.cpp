@@ -64,11 +64,8 @@ void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
     QString modules;
     const TrainingSettings& tr = s.training;
     if (tr.recompute == Recompute::Selective && tr.recompute_modules != kRecomputeCoreAttn) {
-        QStringList names;
-        for (int bit = 0; bit < kRecomputeModuleCount; ++bit)
-            if (tr.recompute_modules & (1 << bit))
-                names << qText(toString(RecomputeModule(1 << bit)));
-        modules = " (" + (names.isEmpty() ? QStringLiteral("nothing") : names.join(", ")) + ")";
+        const std::string names = recomputeModuleList(tr.recompute_modules, ", ");
+        modules = " (" + (names.empty() ? QStringLiteral("nothing") : qText(names)) + ")";
     }
     out << QString::asprintf(", zero %d, %s, %s recompute%s, %d micro-batches\n\n", p.zero,
                              qPrintable(qText(toString(tr.framework))),

@@ -101,21 +101,19 @@ inline ActivationShape ActivationShape::of(const Scenario& s, const FrameworkCon
     return a;
 }
 
-/// Whether selective recompute repeats module `m` under Megatron's module list (false for a
-/// framework whose selective policy is its own, SelectivePolicy::SaveMatmuls).
-inline bool recomputes(const ActivationShape& a, RecomputeModule m)
-{
-    return a.recompute == Recompute::Selective && a.selective != SelectivePolicy::SaveMatmuls &&
-           (a.recompute_modules & m) != 0;
-}
-
 /// The modules Megatron's selective recompute repeats (0 under none, full, or a framework's own
-/// selective policy): one test, then bit tests.
+/// selective policy, SelectivePolicy::SaveMatmuls): one test, then bit tests.
 inline std::uint8_t recomputedModules(const ActivationShape& a)
 {
     return a.recompute == Recompute::Selective && a.selective != SelectivePolicy::SaveMatmuls
                ? a.recompute_modules
                : std::uint8_t{0};
+}
+
+/// Whether selective recompute repeats module `m` under Megatron's module list.
+inline bool recomputes(const ActivationShape& a, RecomputeModule m)
+{
+    return (recomputedModules(a) & m) != 0;
 }
 
 inline Dims dimsOf(const ModelSpec& m, const ActivationShape& a, int ep, int etp)

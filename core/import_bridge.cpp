@@ -319,7 +319,8 @@ void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
         const auto modules = parseRecomputeModuleList(listItems(*list), bad);
         if (!modules)
             o.fail(*o.find("model.recompute_modules"), "model.recompute_modules",
-                   "'" + bad + "' is not one of " + std::string(recomputeModuleNames()));
+                   "'" + bad + "' is not one of " +
+                       recomputeModuleList(kAllRecomputeModules, ", "));
         t.recompute_modules = *modules;
     }
     (void)o.string("model.recompute_method");

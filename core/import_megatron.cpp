@@ -265,8 +265,8 @@ void readTraining(const Flags& f, const ImportContext& ctx, bool deepspeed, Scen
             std::string bad;
             const auto modules = parseRecomputeModuleList(*names, bad);
             if (!modules)
-                f.fail("--recompute-modules",
-                       "'" + bad + "' is not one of " + std::string(recomputeModuleNames()));
+                f.fail("--recompute-modules", "'" + bad + "' is not one of " +
+                                                  recomputeModuleList(kAllRecomputeModules, ", "));
             t.recompute_modules = *modules;
         }
     if (deepspeed) {

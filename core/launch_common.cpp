@@ -308,16 +308,6 @@ AdamMomentsDtype readAdamMoments(bool precision_aware, const std::optional<std::
     return AdamMomentsDtype::Fp32;
 }
 
-std::string recomputeModuleList(std::uint8_t modules, std::string_view sep)
-{
-    std::string out;
-    for (int bit = 0; bit < kRecomputeModuleCount; ++bit)
-        if (modules & (1 << bit))
-            out += (out.empty() ? "" : std::string(sep)) +
-                   std::string(toString(RecomputeModule(1 << bit)));
-    return out;
-}
-
 std::optional<std::uint8_t> parseRecomputeModuleList(const std::vector<std::string>& names,
                                                      std::string& bad)
 {

@@ -112,9 +112,6 @@ std::string formatNumber(double v);
 AdamMomentsDtype readAdamMoments(bool precision_aware, const std::optional<std::string>& exp_avg,
                                  const std::optional<std::string>& exp_avg_sq, std::string& note);
 
-/// Megatron-Core's names of a recompute_modules set (TrainingSettings::recompute_modules), in
-/// bit order, joined by `sep`: Megatron-LM's --recompute-modules words, Megatron-Bridge's list.
-std::string recomputeModuleList(std::uint8_t modules, std::string_view sep);
 /// The set those names stand for; nullopt, with the first unknown name in `bad`, when one is
 /// not a module ParaLens models.
 std::optional<std::uint8_t> parseRecomputeModuleList(const std::vector<std::string>& names,

@@ -118,18 +118,19 @@ std::string_view toString(Recompute v)
 }
 std::string_view toString(RecomputeModule v)
 {
-    for (const auto& [m, name] : kRecomputeModules)
-        if (m == v)
-            return name;
-    return {};
+    return nameOf(kRecomputeModules, v);
 }
 std::optional<RecomputeModule> parseRecomputeModule(std::string_view s)
 {
     return valueOf(kRecomputeModules, s);
 }
-std::string_view recomputeModuleNames()
+std::string recomputeModuleList(std::uint8_t modules, std::string_view sep)
 {
-    return "core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, shared_experts";
+    std::string out;
+    for (const auto& [m, name] : kRecomputeModules)
+        if (modules & m)
+            out += (out.empty() ? "" : std::string(sep)) + std::string(name);
+    return out;
 }
 std::string_view toString(Precision v)
 {

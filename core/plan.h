@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace paralens {
@@ -37,6 +38,7 @@ enum RecomputeModule : std::uint8_t
     kRecomputeSharedExperts = 64, ///< "shared_experts": the shared experts' MLP
 };
 inline constexpr int kRecomputeModuleCount = 7;
+inline constexpr std::uint8_t kAllRecomputeModules = (1 << kRecomputeModuleCount) - 1;
 
 enum class Precision
 {
@@ -329,12 +331,14 @@ std::string_view toString(RopeImpl);             ///< "default", "complex", "rea
 /// "default", "delayed", "tensorwise", "rowwise", "rowwise_with_gw_hp", "mxfp8"
 std::string_view toString(Fp8Recipe);
 /// Megatron-Core's name of one module ("core_attn", "layernorm", "mla_up_proj", "mlp",
-/// "moe_act", "moe", "shared_experts"); "" for anything but a single bit.
+/// "moe_act", "moe", "shared_experts"); "?" for anything but a single bit.
 std::string_view toString(RecomputeModule);
 /// The module of that name, or nullopt.
 std::optional<RecomputeModule> parseRecomputeModule(std::string_view);
-/// All modules in bit order, for lists and messages.
-std::string_view recomputeModuleNames(); ///< "core_attn, layernorm, ..."
+/// The names of a set of modules (RecomputeModule bits) in bit order, joined by `sep`:
+/// Megatron-LM's
+/// --recompute-modules words, Megatron-Bridge's list, messages and labels.
+std::string recomputeModuleList(std::uint8_t modules, std::string_view sep);
 std::optional<Schedule> parseSchedule(std::string_view);
 std::optional<Recompute> parseRecompute(std::string_view);
 std::optional<Precision> parsePrecision(std::string_view);

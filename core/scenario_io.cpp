@@ -118,7 +118,7 @@ void readRecomputeModules(ObjectReader& r, TrainingSettings& ts)
         const auto m = parseRecomputeModule(name);
         if (!m)
             throw InputError(path, at + ": '" + name + "' is not one of " +
-                                       std::string(recomputeModuleNames()));
+                                       recomputeModuleList(kAllRecomputeModules, ", "));
         modules |= *m;
     }
     ts.recompute_modules = modules;

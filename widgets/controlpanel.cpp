@@ -359,11 +359,7 @@ void ControlPanel::refreshValues()
     const auto rc = std::find(std::begin(kRecomputes), std::end(kRecomputes), s.training.recompute);
     m_recompute->setCurrentIndex(static_cast<int>(rc - std::begin(kRecomputes)));
     // Megatron's module list (training.recompute_modules) has no control of its own: say it.
-    QString modules;
-    for (int bit = 0; bit < kRecomputeModuleCount; ++bit)
-        if (s.training.recompute_modules & (1 << bit))
-            modules += (modules.isEmpty() ? QString() : QStringLiteral(", ")) +
-                       qText(toString(RecomputeModule(1 << bit)));
+    const QString modules = qText(recomputeModuleList(s.training.recompute_modules, ", "));
     const bool listed =
         s.training.recompute == Recompute::Selective && s.training.framework == Framework::Megatron;
     m_recompute->setToolTip(
