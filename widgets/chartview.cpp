@@ -69,6 +69,10 @@ ChartView::ChartView(QWidget* parent) : QWidget(parent)
     // an immediate repaint syncs and flushes the whole window for each chart replotted, where
     // the event loop paints every chart that changed together (issue 16).
     m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
+    // QCustomPlot buffers its "overlay" layer apart (lmBuffered) for layer-only replots; no view
+    // draws there, so the second buffer was only cleared on every replot and alpha-blended on
+    // every paint. One buffer for all layers.
+    m_plot->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
     m_layout->addWidget(m_plot, 1);
     connect(m_plot, &QWidget::customContextMenuRequested, this, &ChartView::showContextMenu);
     m_plot->installEventFilter(new KeepHoverTip(this));
@@ -353,6 +357,12 @@ void ChartView::changeEvent(QEvent* event)
         m_plot->replot();
     }
     QWidget::changeEvent(event);
+}
+
+void ChartView::showEvent(QShowEvent* event)
+{
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    QWidget::showEvent(event);
 }
 
 void ChartView::showContextMenu(const QPoint& pos)

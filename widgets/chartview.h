@@ -79,6 +79,8 @@ protected:
     void showMessage(const QString& text);
 
     void changeEvent(QEvent* event) override;
+    /// Draws once more on becoming visible: a hidden view may skip replots (PlanMapView).
+    void showEvent(QShowEvent* event) override;
 
 private:
     void showContextMenu(const QPoint& pos);

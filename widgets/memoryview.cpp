@@ -260,6 +260,8 @@ void MemoryView::applyColors()
 
 void MemoryView::setHighlightedStage(int stage)
 {
+    if (stage == m_highlighted)
+        return; // every evaluation passes the Gantt's selection again: nothing to redraw
     m_highlighted = stage;
     m_highlight->setVisible(stage >= 0);
     m_highlight->topLeft->setCoords(stage - 0.5, 0);

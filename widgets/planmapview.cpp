@@ -224,7 +224,10 @@ void PlanMapView::setScenario(const Scenario& s, bool active)
         start();
     drawOutline();
     updateStatus();
-    plot()->replot(QCustomPlot::rpQueuedReplot);
+    // Every edit comes here, the dock open or not; a hidden map is drawn when it is shown
+    // (ChartView::showEvent) instead of on every slider tick.
+    if (isVisible())
+        plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PlanMapView::start()

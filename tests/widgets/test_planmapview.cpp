@@ -123,6 +123,27 @@ private slots:
         QVERIFY(waitReady(view));
     }
 
+    void aHiddenViewDrawsWhenShown()
+    {
+        // Every slider tick reaches the map, its dock open or not: hidden, it draws nothing
+        // until it is shown, and then draws.
+        PlanMapView view;
+        view.resize(700, 560);
+        QCoreApplication::processEvents(); // the draw queued as the view was built
+        int replots = 0;
+        connect(view.plot(), &QCustomPlot::afterReplot, this, [&] { ++replots; });
+        Scenario s = problem();
+        for (int tp : {2, 4, 2, 4}) {
+            s.parallel.tp = tp;
+            s.parallel.dp = 16 / (tp * s.parallel.pp);
+            view.setScenario(s, false);
+            QCoreApplication::processEvents();
+        }
+        QCOMPARE(replots, 0);
+        view.show();
+        QVERIFY(QTest::qWaitFor([&] { return replots > 0; }, 5000));
+    }
+
     void clickingACellChoosesItsBestPlan()
     {
         PlanMapView view;

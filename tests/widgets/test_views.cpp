@@ -292,6 +292,29 @@ private slots:
         QCOMPARE(h.valueText(Headline::StepTime), QStringLiteral("—"));
     }
 
+    /// Each evaluation hands the memory chart the Gantt's selected stage again: unchanged, it
+    /// queues no second replot of a chart the window has just replotted; a new stage does.
+    /// Every chart draws into one paint buffer (nothing is drawn on QCustomPlot's overlay).
+    void memoryHighlightRedrawsOnlyWhenItMoves()
+    {
+        MemoryView view;
+        view.resize(700, 400);
+        view.show();
+        view.setEstimate(twoStages(), defaultScenario());
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        int replots = 0;
+        connect(view.plot(), &QCustomPlot::afterReplot, this, [&] { ++replots; });
+        view.setHighlightedStage(1);
+        QVERIFY(QTest::qWaitFor([&] { return replots == 1; }, 5000));
+        for (int i = 0; i < 3; ++i)
+            view.setHighlightedStage(1);
+        QTest::qWait(50);
+        QCOMPARE(replots, 1);
+        QCOMPARE(view.highlightedStage(), 1);
+        QCOMPARE(view.plot()->layer(QStringLiteral("overlay"))->mode(), QCPLayer::lmLogical);
+    }
+
     /// A baseline of more pipeline stages than the current plan: its ghost bars past the
     /// current plan's last stage are on the chart too (the stage axis holds all of them), and
     /// the value axis holds the tallest ghost; unpinned, the axis is the current plan's again.
