@@ -2,6 +2,7 @@
 #include "core/evaluate.h"
 #include "core/flops.h"
 #include "core/framework.h"
+#include "core/kernel_time.h"
 #include "core/memory.h"
 #include "core/moe_dispatch.h"
 #include "core/params.h"
@@ -97,7 +98,8 @@ void fillThroughput(const Scenario& s, const ModelConstants& k, Estimate& out)
         stepFlops(s.model, tr.global_batch, tr.seq_len, tr.recompute,
                   paddedVocab(s.model.vocab, s.parallel.tp, k.vocab_divisible_by),
                   tr.framework == Framework::Megatron ? tr.recompute_modules
-                                                      : std::uint8_t{kRecomputeCoreAttn});
+                                                      : std::uint8_t{kRecomputeCoreAttn},
+                  opLevelCheckpointing(tr));
     th.model_flops_per_step = flops.model;
     th.hardware_flops_per_step = flops.hardware;
     const bool fp8 = tr.precision == Precision::FP8 && s.cluster.gpu.fp8_tflops > 0;

@@ -145,8 +145,17 @@ double modelFlops(const ModelSpec& m, const StepLayers& l)
     return f + ((modules & kRecomputeSharedExperts) ? x.shared_experts : 0.0);
 }
 
+// One layer's FLOPs torchtitan's per-op SAC repeats (kernel_time.cpp opSacRecomputeSeconds()).
+[[gnu::noinline]] double opSacFlops(const ModelSpec& m, const LayerFlops& x, bool moeLayer)
+{
+    if (moeLayer || m.isMla())
+        return 0.5 * x.gemm();
+    const double g = std::max(1, m.kv_heads), a = std::max(1, m.heads);
+    return x.qkv * g / (a + 2 * g) + x.out_proj + x.mlp / mlpMatrices(m);
+}
+
 double hardwareFlops(const ModelSpec& m, const StepLayers& l, Recompute r, std::int64_t vocab_pad,
-                     std::uint8_t modules)
+                     std::uint8_t modules, bool op_sac)
 {
     const double layers = layersForward(m, l, true);
     double f = 3 * (layers + lmHeadFlops(m, l.T, double(vocab_pad)));
@@ -155,6 +164,10 @@ double hardwareFlops(const ModelSpec& m, const StepLayers& l, Recompute r, std::
     f += 3 * mtpLayers * mtp.total();
     if (r == Recompute::Full)
         f += layers + mtpLayers * mtp.block.total();
+    else if (r == Recompute::Selective && op_sac)
+        f += (m.layers - l.moe) * opSacFlops(m, l.dense, false) +
+             l.moe * opSacFlops(m, l.moe_layer, true) +
+             mtpLayers * opSacFlops(m, mtp.block, m.mtpIsMoe());
     else if (r == Recompute::Selective && modules == kRecomputeCoreAttn) // the default, fast
         f += (m.layers + mtpLayers) * l.dense.attention_core;
     else if (r == Recompute::Selective)
@@ -172,16 +185,16 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq)
 }
 
 double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
-                            std::int64_t vocab_pad, std::uint8_t modules)
+                            std::int64_t vocab_pad, std::uint8_t modules, bool op_sac)
 {
-    return hardwareFlops(m, stepLayers(m, global_batch, seq), r, vocab_pad, modules);
+    return hardwareFlops(m, stepLayers(m, global_batch, seq), r, vocab_pad, modules, op_sac);
 }
 
 StepFlops stepFlops(const ModelSpec& m, double global_batch, double seq, Recompute r,
-                    std::int64_t vocab_pad, std::uint8_t modules)
+                    std::int64_t vocab_pad, std::uint8_t modules, bool op_sac)
 {
     const StepLayers l = stepLayers(m, global_batch, seq);
-    return {modelFlops(m, l), hardwareFlops(m, l, r, vocab_pad, modules)};
+    return {modelFlops(m, l), hardwareFlops(m, l, r, vocab_pad, modules, op_sac)};
 }
 
 } // namespace paralens

@@ -61,9 +61,12 @@ double modelFlopsPerStep(const ModelSpec& m, double global_batch, double seq);
 /// MTP modules as in modelFlopsPerStep(), their blocks recomputed like the layers. Selective
 /// recompute with Megatron's `modules` (TrainingSettings::recompute_modules) adds what they
 /// repeat: MLA's up-projections, a dense layer's MLP, an MoE layer's experts and router, its
-/// shared experts.
+/// shared experts. `op_sac`: selective is torchtitan's per-op SAC instead, which repeats K, O and
+/// the MLP's second matmul (w3, or a plain MLP's fc2) of a dense layer and half the matmuls of
+/// an MoE or MLA layer, and not the attention core (kernel_time.cpp opSacRecomputeSeconds()).
 double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq, Recompute r,
-                            std::int64_t vocab_pad, std::uint8_t modules = kRecomputeCoreAttn);
+                            std::int64_t vocab_pad, std::uint8_t modules = kRecomputeCoreAttn,
+                            bool op_sac = false);
 
 /// Both of the above, their layers' FLOPs computed once (evaluate() wants both).
 struct StepFlops
@@ -72,6 +75,7 @@ struct StepFlops
     double hardware = 0; ///< hardwareFlopsPerStep()
 };
 StepFlops stepFlops(const ModelSpec& m, double global_batch, double seq, Recompute r,
-                    std::int64_t vocab_pad, std::uint8_t modules = kRecomputeCoreAttn);
+                    std::int64_t vocab_pad, std::uint8_t modules = kRecomputeCoreAttn,
+                    bool op_sac = false);
 
 } // namespace paralens

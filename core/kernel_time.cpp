@@ -438,6 +438,14 @@ double recomputedKernels(const ModelSpec& m, const ParallelPlan& pl, const Train
     return n;
 }
 
+// Matmuls whose outputs torchtitan's per-op SAC saves in a layer (opSacRecomputeSeconds()): Q,
+// V, the MLP's first and, gated, its last; half of them in an MoE or MLA layer.
+double opSacSavedMatmuls(const ModelSpec& m, bool moeLayer)
+{
+    const int c = mlpMatrices(m);
+    return moeLayer || m.isMla() ? (4 + c) / 2 : 1 + c;
+}
+
 // Kernel-launch time of one layer per micro-batch: the forward's kernels, twice as many in
 // backward (each op's input and weight gradient), and what recomputation launches again.
 void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSettings& tr,
@@ -448,7 +456,7 @@ void addLaunches(const ModelSpec& m, const ParallelPlan& pl, const TrainingSetti
     if (tr.recompute == Recompute::Full)
         rec = fwd;
     else if (opLevelCheckpointing(tr))
-        rec = fwd - (4 + mlpMatrices(m)) / 2; // all but the saved half of the matmuls
+        rec = fwd - opSacSavedMatmuls(m, moe && m.isMoe()); // all but the saved matmuls
     else if (tr.recompute == Recompute::Selective)
         rec = recomputedKernels(m, pl, tr, moe && m.isMoe());
     const double t = kc.kernel_launch_seconds;
@@ -810,6 +818,26 @@ double moduleRecomputeSeconds(const ModelSpec& m, const Dims& d, const KernelMod
     return rec;
 }
 
+// torchtitan's per-op SAC counts matmuls afresh in each checkpointed block call (the policy's
+// counter dict is made by the context_fn that torch.utils.checkpoint calls per forward;
+// parallelize_llama.py at 9dec370 and 820504e, infra/parallelize.py at 6fc499f6) and saves the
+// odd ones: of q, k, v, o, w1, w3, w2 it saves Q, V, w1 and w2 (memory.cpp opSacLayerBytes)
+// and replays the rest of the forward in backward: K, O and the MLP's other matmul (w3, or a
+// plain MLP's fc2), every cast and element-wise op. Dense, non-MLA layers; an MoE or MLA layer
+// repeats half its matmuls (no measured run fixes their order).
+double opSacRecomputeSeconds(const ModelSpec& m, const Dims& d, const KernelModel& k, bool moeLayer,
+                             const LayerTimes& lt, double elem)
+{
+    if (moeLayer || m.isMla())
+        return 0.5 * lt.linear_f + elem;
+    const double ffn = double(m.ffn_hidden) / d.t;
+    const double qkv = k.gemm(d.tokens, d.h, (d.q + 2 * d.kv) / d.t, true);
+    double saved = qkv * (d.q + d.kv) / (d.q + 2 * d.kv) + k.gemm(d.tokens, d.h, ffn, true);
+    if (m.gated_mlp)
+        saved += k.gemm(d.tokens, ffn, d.h, true);
+    return std::max(0.0, lt.linear_f - saved) + elem;
+}
+
 } // namespace
 
 LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
@@ -851,7 +879,7 @@ LayerTimes layerTimes(const ModelSpec& m, const Dims& d, const KernelModel& k,
     if (tr.recompute == Recompute::Full)
         lt.recompute = lt.f;
     else if (opLevelCheckpointing(tr))
-        lt.recompute = 0.5 * lt.linear_f + elem; // every second matmul, and the element-wise ops
+        lt.recompute = opSacRecomputeSeconds(m, d, k, moe && m.isMoe(), lt, elem);
     else if (tr.recompute == Recompute::Selective)
         lt.recompute = moduleRecomputeSeconds(m, d, k, tr, moe && m.isMoe(), mlaUp, ff, lt);
     lt.b += lt.recompute;

@@ -8,6 +8,7 @@
 #include "core/comm_time.h"
 #include "core/dims.h"
 #include "core/evaluate.h"
+#include "core/flops.h"
 #include "core/kernel_time.h"
 #include "core/presets.h"
 #include "core/topology.h"
@@ -490,24 +491,41 @@ private slots:
         QVERIFY_CLOSE(lt.b - none.b, 33 * 12.5e-6, 1e-9);
     }
 
-    void torchtitanSelectiveRecomputesHalfTheMatmuls()
+    void torchtitanSelectiveRecomputesKOAndW3()
     {
+        // torchtitan's per-op SAC counts a block's matmuls from 1 in each call and saves the
+        // odd ones: of q, k, v, o, w1, w3, w2 (its Llama order) K, O and w3 run again, with every
+        // element-wise op; the attention core is saved. With HBM fast enough that every GEMM is
+        // compute-bound, each costs its FLOPs at 1e15/s.
         const ModelSpec m = llama8b();
         const ParallelPlan pl;
         ModelConstants kc;
         kc.kernel_launch_seconds = 0;
         TrainingSettings sac = fsdp(true, Recompute::Selective);
         sac.rope_impl = RopeImpl::Real; // every element-wise op fused (kFusedElements)
+        KernelModel k = kernels();
+        k.hbm = 1e15;
         const Dims d = dimsFor(m, sac, pl);
-        const LayerTimes lt = layerTimes(m, d, kernels(), pl, sac, kc, AttentionSetup{}, false);
-        const double elem = 2 * d.tokens * kFusedElements / 1e12;
-        QVERIFY_CLOSE(lt.recompute, 0.5 * lt.linear_f + elem, 1e-9);
+        const LayerTimes lt = layerTimes(m, d, k, pl, sac, kc, AttentionSetup{}, false);
+        const double T = d.tokens;
+        const double gemms = 2 * T * (4096.0 * 1024 + 4096.0 * 4096 + 4096.0 * 14336) / 1e15;
+        const double elem = 2 * T * kFusedElements / 1e15;
+        QVERIFY_CLOSE(lt.recompute, gemms + elem, 1e-9);
+        // 36.6 % of the forward matmuls' time (79.7M of 218.1M weights), not half.
+        QVERIFY_CLOSE((lt.recompute - elem) / lt.linear_f, 79691776.0 / 218103808.0, 1e-9);
         // Megatron's selective recomputes only the attention core.
         TrainingSettings meg = sac;
         meg.framework = Framework::Megatron;
-        const LayerTimes mg = layerTimes(m, d, kernels(), pl, meg, kc, AttentionSetup{}, false);
+        const LayerTimes mg = layerTimes(m, d, k, pl, meg, kc, AttentionSetup{}, false);
         QVERIFY_CLOSE(mg.recompute, mg.core.f, 1e-12);
         QVERIFY(lt.recompute > mg.recompute);
+        // Its hardware FLOPs: one more forward of K, O and w3 in each of the 32 layers, and no
+        // attention core (8 sequences of 4,096, the padded vocabulary of 128,256).
+        const double B = 8, s = 4096, N = B * s;
+        const double base = hardwareFlopsPerStep(m, B, s, Recompute::None, 128256);
+        const double op =
+            hardwareFlopsPerStep(m, B, s, Recompute::Selective, 128256, kRecomputeCoreAttn, true);
+        QVERIFY_CLOSE(op - base, 32 * 2 * N * 79691776.0, 1e-9);
     }
 
     // TransformerEngine's userbuffers overlap with its default configuration (initialize_ub):
