@@ -154,8 +154,10 @@ double modelFlops(const ModelSpec& m, const StepLayers& l)
     return x.qkv * g / (a + 2 * g) + x.out_proj + x.mlp / mlpMatrices(m);
 }
 
-double hardwareFlops(const ModelSpec& m, const StepLayers& l, Recompute r, std::int64_t vocab_pad,
-                     std::uint8_t modules, bool op_sac)
+// Inlined into stepFlops(): the search evaluates it per plan.
+[[gnu::always_inline]] inline double hardwareFlops(const ModelSpec& m, const StepLayers& l,
+                                                   Recompute r, std::int64_t vocab_pad,
+                                                   std::uint8_t modules, bool op_sac)
 {
     const double layers = layersForward(m, l, true);
     double f = 3 * (layers + lmHeadFlops(m, l.T, double(vocab_pad)));
