@@ -71,11 +71,6 @@ LayerFlops moeLayerFlops(const ModelSpec& m, double tokens, double seq)
     return f;
 }
 
-double lmHeadFlops(const ModelSpec& m, double tokens, double vocab)
-{
-    return 2 * tokens * double(m.hidden) * vocab;
-}
-
 MtpFlops mtpModuleFlops(const ModelSpec& m, double tokens, double seq, double vocab)
 {
     MtpFlops f;

@@ -26,8 +26,12 @@ struct LayerFlops
 
 LayerFlops denseLayerFlops(const ModelSpec& m, double tokens, double seq);
 LayerFlops moeLayerFlops(const ModelSpec& m, double tokens, double seq);
-/// Forward FLOPs of the LM head (logits) for `tokens` tokens: 2·N·h·vocab.
-double lmHeadFlops(const ModelSpec& m, double tokens, double vocab);
+/// Forward FLOPs of the LM head (logits) for `tokens` tokens: 2·N·h·vocab. Inline: the search's
+/// evaluation counts it per plan.
+inline double lmHeadFlops(const ModelSpec& m, double tokens, double vocab)
+{
+    return 2 * tokens * double(m.hidden) * vocab;
+}
 
 /// Forward FLOPs of one multi-token-prediction module for `tokens` tokens (DeepSeek-V3
 /// Technical Report §2.2, Fig. 3): its Transformer block (ModelSpec::mtpIsMoe()), the projection
