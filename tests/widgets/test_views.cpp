@@ -302,7 +302,7 @@ private slots:
         view.show();
         view.setEstimate(twoStages(), defaultScenario());
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QCoreApplication::processEvents();
+        QTest::qWait(100); // the draws queued as the view was shown and laid out
         int replots = 0;
         connect(view.plot(), &QCustomPlot::afterReplot, this, [&] { ++replots; });
         view.setHighlightedStage(1);
