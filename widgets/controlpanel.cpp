@@ -362,11 +362,19 @@ void ControlPanel::refreshValues()
     const QString modules = qText(recomputeModuleList(s.training.recompute_modules, ", "));
     const bool listed =
         s.training.recompute == Recompute::Selective && s.training.framework == Framework::Megatron;
-    m_recompute->setToolTip(
-        tr("Activation recomputation: trade compute for activation memory") +
-        (listed ? QStringLiteral("\n") + tr("Selective recomputes: %1 (training.recompute_modules)")
-                                             .arg(modules.isEmpty() ? tr("nothing") : modules)
-                : QString()));
+    // Under FSDP, selective is torchtitan's per-op policy (core/kernel_time.cpp).
+    const bool opSac =
+        s.training.recompute == Recompute::Selective && s.training.framework == Framework::FSDP;
+    QString detail;
+    if (listed)
+        detail = tr("Selective recomputes: %1 (training.recompute_modules)")
+                     .arg(modules.isEmpty() ? tr("nothing") : modules);
+    else if (opSac)
+        detail = tr("Selective is torchtitan's per-op policy: it saves the Q, V and first and last "
+                    "MLP matmul outputs and the attention output, and recomputes K, O, the other "
+                    "MLP matmul and every element-wise op");
+    m_recompute->setToolTip(tr("Activation recomputation: trade compute for activation memory") +
+                            (detail.isEmpty() ? QString() : QStringLiteral("\n") + detail));
     m_sequenceParallel->setChecked(p.sequence_parallel);
     m_sequenceParallel->setEnabled(p.tp > 1 || p.sequence_parallel);
     m_precision->setCurrentIndex(s.training.precision == Precision::FP8    ? 1

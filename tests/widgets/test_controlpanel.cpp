@@ -269,6 +269,15 @@ private slots:
         s.training.recompute = Recompute::Full;
         show(panel, s);
         QVERIFY(!box->toolTip().contains(QStringLiteral("Selective recomputes")));
+        // Under FSDP selective is torchtitan's per-op policy, which the tooltip spells out.
+        s.training.framework = Framework::FSDP;
+        s.training.recompute = Recompute::Selective;
+        s.training.recompute_modules = kRecomputeCoreAttn;
+        show(panel, s);
+        QVERIFY2(box->toolTip().contains(QStringLiteral("per-op")), qPrintable(box->toolTip()));
+        QVERIFY(!box->toolTip().contains(QStringLiteral("Selective recomputes")));
+        s.training.framework = Framework::Megatron;
+        s.training.recompute = Recompute::Full;
         // The framework settings list the modules and edit them one by one; the list counts
         // as a setting away from the defaults.
         FrameworkControls* fw = panel.frameworkControls();
