@@ -328,12 +328,19 @@ void TopologyView::fitAspect()
             plot()->replot(QCustomPlot::rpQueuedReplot);
         }
     }
-    // Ticks were laid out for the old ranges: draw once more when they moved.
+    // Ticks were set up for the old ranges: set them up again for this paint. The margins were
+    // measured on the old labels, so only when the labels changed is one more draw needed.
     auto moved = [perPx](const QCPRange& a, const QCPRange& b) {
         return std::abs(a.lower - b.lower) + std::abs(a.upper - b.upper) > perPx * 0.5;
     };
-    if (moved(x0, plot()->xAxis->range()) || moved(y0, plot()->yAxis->range()))
-        plot()->replot(QCustomPlot::rpQueuedReplot);
+    if (moved(x0, plot()->xAxis->range()) || moved(y0, plot()->yAxis->range())) {
+        const QVector<QString> xLabels = plot()->xAxis->tickVectorLabels();
+        const QVector<QString> yLabels = plot()->yAxis->tickVectorLabels();
+        plot()->axisRect()->update(QCPLayoutElement::upPreparation);
+        if (plot()->xAxis->tickVectorLabels() != xLabels ||
+            plot()->yAxis->tickVectorLabels() != yLabels)
+            plot()->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 int TopologyView::drawnGroup(int rank) const

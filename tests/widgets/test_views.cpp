@@ -467,6 +467,37 @@ private slots:
         QCOMPARE(view.stageCount(), 2);
     }
 
+    /// A TP change re-tiles the map and resizes its legend, so the square cells need new axis
+    /// ranges after the layout: the one replot the window asks for draws with ticks set up for
+    /// those ranges (the same a second replot would set up), and queues no other.
+    void topologyDrawsANewPlanInOneReplot()
+    {
+        Scenario s = defaultScenario(); // 64 GPUs, TP 8
+        TopologyView view;
+        view.resize(600, 400);
+        view.show();
+        view.setScenario(s);
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(100);
+        int replots = 0;
+        connect(view.plot(), &QCustomPlot::afterReplot, this, [&] { ++replots; });
+        for (int tp : {4, 8, 2}) {
+            s.parallel.tp = tp;
+            s.parallel.dp = 64 / (tp * s.parallel.pp);
+            replots = 0;
+            view.setScenario(s);
+            view.plot()->replot(QCustomPlot::rpQueuedRefresh);
+            const QCPRange x = view.plot()->xAxis->range(), y = view.plot()->yAxis->range();
+            const QVector<double> ticks = view.plot()->yAxis->tickVector();
+            QTest::qWait(50);
+            QCOMPARE(replots, 1);
+            view.plot()->replot();
+            QCOMPARE(view.plot()->xAxis->range(), x);
+            QCOMPARE(view.plot()->yAxis->range(), y);
+            QCOMPARE(view.plot()->yAxis->tickVector(), ticks);
+        }
+    }
+
     void topologyColoursFollowRankOrder()
     {
         // 64 GPUs, TP 8 · PP 4 · DP 2, rank order tp-cp-ep-dp-pp (Megatron):
