@@ -3,6 +3,7 @@
 #include "app/runs_loader.h"
 #include "core/accuracy_plot.h"
 #include "core/error.h"
+#include "core/gpu_family.h"
 #include "core/kernel_time.h"
 #include "widgets/accuracyview.h"
 #include "widgets/qt_text.h"

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/estimate_json.h"
 #include "core/evaluate.h"
+#include "core/gpu_family.h"
 #include "core/kernel_time.h"
 #include "core/scenario_io.h"
 #include "core/units.h"

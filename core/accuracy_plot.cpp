@@ -3,6 +3,7 @@
 // accuracy on runs like the current scenario.
 #include "core/accuracy_plot.h"
 #include "core/fitted_constants.h"
+#include "core/gpu_family.h"
 #include "core/kernel_time.h"
 
 #include <algorithm>

@@ -119,15 +119,6 @@ struct Fp8CastBytes
 Fp8CastBytes fp8CastBytes(double M, double K, double N, Fp8Recipe recipe = Fp8Recipe::Delayed,
                           double in_gather = 1, double grad_gather = 1, double weight_gather = 1);
 
-/// Whether the GPU is a Blackwell part (B200, B300, GB200), by name; cached with the GPU's
-/// other traits, so a search compares the name rather than scanning it per evaluation.
-bool isBlackwell(const std::string& name);
-
-/// The GPU family a name belongs to, for grouping measured runs: "A100", "Hopper" (H100,
-/// H200, H800, H20, GH200), "Blackwell" (B200, B300, GB200), "Instinct" (MI250X … MI355X) or
-/// "other".
-std::string_view gpuFamily(const std::string& name);
-
 /// torchtitan's selective ("op") activation checkpointing (training.recompute selective under
 /// the FSDP framework): kernel_time.cpp says what it saves.
 bool opLevelCheckpointing(const TrainingSettings& tr);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/memory.h"
+#include "core/gpu_family.h"
 #include "core/kernel_time.h"
 #include "core/pipeline_cost.h"
 

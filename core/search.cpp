@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/evaluate.h"
 #include "core/framework.h"
+#include "core/gpu_family.h"
 #include "core/kernel_time.h"
 #include "core/memory.h"
 #include "core/params.h"

@@ -11,6 +11,7 @@
 #include "app/tooldocks.h"
 #include "core/calibration.h"
 #include "core/evaluate.h"
+#include "core/gpu_family.h"
 #include "core/kernel_time.h"
 #include "core/scenario_io.h"
 #include "widgets/accuracyview.h"

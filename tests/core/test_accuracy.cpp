@@ -5,6 +5,7 @@
 #include "core/accuracy.h"
 #include "core/accuracy_plot.h"
 #include "core/evaluate.h"
+#include "core/gpu_family.h"
 #include "core/kernel_time.h"
 #include "core/reference.h"
 #include "core/validate.h"

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/evaluate.h"
 #include "core/framework.h"
+#include "core/gpu_family.h"
 #include "core/kernel_time.h"
 #include "core/launch_config.h"
 #include "core/launch_import.h"
