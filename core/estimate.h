@@ -11,6 +11,9 @@ struct StageMemory
 {
     int stage = 0;
     int layers = 0; ///< transformer layers on this stage (all chunks)
+    /// Of `layers` (and of its MoE layers), those that keep all their activations while full
+    /// recompute with a layer count repeats the rest (StageLayers::stored); 0 otherwise.
+    int stored_layers = 0, stored_moe_layers = 0;
     double parameters = 0;
     double gradients = 0;
     double optimizer_states = 0;

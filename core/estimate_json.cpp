@@ -22,7 +22,8 @@ nlohmann::json estimateToJson(const Estimate& e)
                           {"inflight_microbatches", s.inflight_microbatches},
                           {"embedding", s.holds_embedding},
                           {"lm_head", s.holds_lm_head},
-                          {"mtp_layers", s.mtp_layers}});
+                          {"mtp_layers", s.mtp_layers},
+                          {"stored_layers", s.stored_layers}});
     const CommSeconds& c = e.time.exposed;
     json warnings = json::array();
     for (const std::string& w : warningTexts(e))

@@ -102,6 +102,16 @@ void fillThroughput(const Scenario& s, const ModelConstants& k, Estimate& out)
                   opLevelCheckpointing(tr));
     th.model_flops_per_step = flops.model;
     th.hardware_flops_per_step = flops.hardware;
+    // Full recompute with a layer count repeats only the layers it does not leave stored.
+    if (tr.recomputedPerChunk() > 0) {
+        int dense = 0, moe = 0;
+        for (const StageMemory& st : out.stages) {
+            dense += st.stored_layers - st.stored_moe_layers;
+            moe += st.stored_moe_layers;
+        }
+        th.hardware_flops_per_step -=
+            layersForwardFlopsPerStep(s.model, tr.global_batch, tr.seq_len, dense, moe);
+    }
     const bool fp8 = tr.precision == Precision::FP8 && s.cluster.gpu.fp8_tflops > 0;
     const double peak =
         (fp8 ? s.cluster.gpu.fp8_tflops : s.cluster.gpu.bf16_tflops) * kFlopsPerTflop;
@@ -177,7 +187,8 @@ void evaluate(const Scenario& s, Estimate& out, const MeasuredPerformance* measu
     out.capacity_bytes = std::max(0.0, s.cluster.gpu.memory_gib) * units::kGiB;
 
     const FrameworkConventions fw = conventions(tr, pl);
-    if (!positiveSizes(s) || !splitLayers(s.model, pl, fw.split, layers)) {
+    if (!positiveSizes(s) ||
+        !splitLayers(s.model, pl, fw.split, layers, std::max(0, tr.recomputedPerChunk()))) {
         // Not runnable (validate() names why): an empty estimate that does not fit.
         out.stages.clear();
         out.fits = false;

@@ -91,6 +91,7 @@ void setValue(Scenario& s, const PlanChange& c)
         break;
     case PlanSetting::Recompute:
         s.training.recompute = Recompute(c.to);
+        s.training.recompute_num_layers = 0; // the move is to the mode over every layer
         break;
     case PlanSetting::MicroBatch:
         s.training.micro_batch = c.to;

@@ -187,6 +187,13 @@ double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq,
     return hardwareFlops(m, stepLayers(m, global_batch, seq), r, vocab_pad, modules, op_sac);
 }
 
+double layersForwardFlopsPerStep(const ModelSpec& m, double global_batch, double seq, int dense,
+                                 int moe)
+{
+    const StepLayers l = stepLayers(m, global_batch, seq);
+    return dense * l.dense.total() + moe * l.moe_layer.total();
+}
+
 StepFlops stepFlops(const ModelSpec& m, double global_batch, double seq, Recompute r,
                     std::int64_t vocab_pad, std::uint8_t modules, bool op_sac)
 {

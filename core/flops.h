@@ -73,6 +73,11 @@ double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq,
                             bool op_sac = false);
 
 /// Both of the above, their layers' FLOPs computed once (evaluate() wants both).
+/// Forward FLOPs per step of `dense` dense and `moe` MoE layers, router included: what full
+/// recompute does not repeat of the layers a layer count leaves stored (recompute_num_layers).
+double layersForwardFlopsPerStep(const ModelSpec& m, double global_batch, double seq, int dense,
+                                 int moe);
+
 struct StepFlops
 {
     double model = 0;    ///< modelFlopsPerStep()

@@ -323,8 +323,17 @@ void readTraining(const Overrides& o, const ImportContext& ctx, Scenario& s)
                        recomputeModuleList(kAllRecomputeModules, ", "));
         t.recompute_modules = *modules;
     }
-    (void)o.string("model.recompute_method");
-    (void)o.string("model.recompute_num_layers");
+    // Full recompute's method: block recomputes the first N layers of each chunk.
+    const std::string method = o.string("model.recompute_method").value_or("uniform");
+    const auto n = o.integer("model.recompute_num_layers", 0, bounds::kMaxLayers);
+    if (t.recompute == Recompute::Full && method == "block") {
+        t.recompute_num_layers = int(n.value_or(1));
+        if (t.recompute_num_layers == 0)
+            t.recompute = Recompute::None;
+    } else if (t.recompute == Recompute::Full && method != "uniform") {
+        o.fail(*o.find("model.recompute_method"), "model.recompute_method",
+               "'" + method + "' is not uniform or block");
+    }
     const std::string backend = o.string("model.attention_backend").value_or("auto");
     if (!readMegatronAttentionBackend(backend, t))
         o.fail(*o.find("model.attention_backend"), "model.attention_backend",

@@ -20,6 +20,26 @@ int readInt(const Flags& f, std::string_view name, int fallback, std::int64_t mi
     return v ? static_cast<int>(*v) : fallback;
 }
 
+// Full recompute's --recompute-method and --recompute-num-layers (Megatron's default 1):
+// block recomputes the first N layers of each chunk, uniform every layer.
+void readRecomputeMethod(const Flags& f, TrainingSettings& t, std::vector<std::string>& notes)
+{
+    const std::string method = f.value("--recompute-method").value_or("uniform");
+    const int n = readInt(f, "--recompute-num-layers", 1, 0, kMaxLayers);
+    if (method == "block") {
+        t.recompute_num_layers = n;
+        if (n == 0)
+            t.recompute = Recompute::None;
+    } else if (method == "uniform") {
+        if (n > 1)
+            notes.push_back("--recompute-method uniform with " + std::to_string(n) +
+                            " layers per checkpoint: modelled with one layer per checkpoint "
+                            "(every layer recomputed; the run stores fewer layer inputs)");
+    } else {
+        f.fail("--recompute-method", "'" + method + "' is not uniform or block");
+    }
+}
+
 // The world size from the launcher's options: torchrun, the deepspeed launcher or srun.
 std::optional<std::int64_t> worldSize(const Flags& f)
 {
@@ -260,6 +280,8 @@ void readTraining(const Flags& f, const ImportContext& ctx, bool deepspeed, Scen
         t.recompute = Recompute::None;
     else
         f.fail("--recompute-granularity", "'" + granularity + "' is not full or selective");
+    if (t.recompute == Recompute::Full)
+        readRecomputeMethod(f, t, ctx.notes);
     if (!deepspeed)
         if (const auto names = f.values("--recompute-modules")) {
             std::string bad;

@@ -277,7 +277,6 @@ void readTraining(Reader& r, Scenario& s, std::int64_t& local, std::int64_t& glo
         notes.push_back("training.mixed_precision_param " + param + ": modelled as bf16");
     s.parallel.offload_optimizer = r.boolean("training", "enable_cpu_offload").value_or(false);
     const std::string mode = r.string("activation_checkpoint", "mode").value_or("selective");
-    (void)r.string("activation_checkpoint", "selective_ac_option");
     if (mode == "none")
         t.recompute = Recompute::None;
     else if (mode == "selective")
@@ -341,6 +340,36 @@ void readTraining(Reader& r, Scenario& s, std::int64_t& local, std::int64_t& glo
     }
 }
 
+// activation_checkpoint.selective_ac_option: "op" is the per-op policy; an integer k (the
+// default "2") checkpoints every k-th transformer block whole (parallelize_llama.py
+// _apply_ac_to_transformer_block: a counter over the blocks, k = 0 or 1 every block). Held as
+// full recompute of L/k layers, each chunk's first; under PP the counter runs over a rank's
+// chunks, so a chunk's share is its layers / k.
+void readLayerSac(Reader& r, Scenario& s, std::vector<std::string>& notes)
+{
+    TrainingSettings& t = s.training;
+    const std::string option =
+        r.string("activation_checkpoint", "selective_ac_option").value_or("2");
+    if (t.recompute != Recompute::Selective || option == "op")
+        return;
+    if (option.empty() || option.size() > 6 ||
+        option.find_first_not_of("0123456789") != std::string::npos)
+        r.fail(*r.get("activation_checkpoint", "selective_ac_option"),
+               "activation_checkpoint.selective_ac_option",
+               "'" + option + "' is not op or a whole number (every n-th block)");
+    const int k = std::stoi(option);
+    t.recompute = Recompute::Full;
+    if (k <= 1)
+        return;
+    const ParallelPlan& p = s.parallel;
+    const int chunk = s.model.layers / std::max(1, p.pp * std::max(1, p.virtual_stages));
+    t.recompute_num_layers = std::max(1, chunk / k);
+    notes.push_back("selective_ac_option " + option + " checkpoints every " + option +
+                    "-th block: modelled as full recompute of " +
+                    std::to_string(t.recompute_num_layers) + " of each chunk's " +
+                    std::to_string(chunk) + " layers");
+}
+
 } // namespace
 
 LaunchImport importTorchtitanToml(std::string_view text, ImportContext& ctx)
@@ -365,6 +394,7 @@ LaunchImport importTorchtitanToml(std::string_view text, ImportContext& ctx)
             : local;
     s.training.micro_batch = int(micro);
     s.training.global_batch = int(global > 0 ? global : local * p.dp);
+    readLayerSac(r, s, ctx.notes);
     ctx.noteUnread(r.unread());
     return out;
 }

@@ -216,8 +216,13 @@ void training(const Scenario& s, Overrides& o, Warnings& w)
           t.recompute == Recompute::None ? "null" : std::string(toString(t.recompute)));
     if (t.recompute == Recompute::Selective && t.recompute_modules != kRecomputeCoreAttn)
         o.set("model.recompute_modules", "[" + recomputeModuleList(t.recompute_modules, ",") + "]");
-    o.set("model.recompute_method", t.recompute == Recompute::Full ? "uniform" : "null");
-    o.set("model.recompute_num_layers", t.recompute == Recompute::Full ? "1" : "null");
+    const bool block = t.recompute == Recompute::Full && t.recompute_num_layers > 0;
+    o.set("model.recompute_method", block                            ? "block"
+                                    : t.recompute == Recompute::Full ? "uniform"
+                                                                     : "null");
+    o.set("model.recompute_num_layers", block ? std::to_string(t.recompute_num_layers)
+                                        : t.recompute == Recompute::Full ? "1"
+                                                                         : "null");
     if (const std::string backend = megatronAttentionBackend(t, w); !backend.empty())
         o.set("model.attention_backend", backend);
     o.set("optimizer.optimizer", std::string(toString(t.optimizer)));

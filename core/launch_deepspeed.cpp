@@ -182,8 +182,9 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     if (t.recompute != Recompute::None)
         a.opt("--recompute-granularity", std::string(toString(t.recompute)));
     if (t.recompute == Recompute::Full) {
-        a.opt("--recompute-method", "uniform");
-        a.opt("--recompute-num-layers", 1);
+        // block: the first N layers of each chunk; uniform with 1: every layer on its own.
+        a.opt("--recompute-method", t.recompute_num_layers > 0 ? "block" : "uniform");
+        a.opt("--recompute-num-layers", std::max(1, t.recompute_num_layers));
     }
     if (t.flash_attention)
         a.flag("--use-flash-attn-v2");

@@ -6,6 +6,7 @@
 #include "core/kernel_time.h"
 #include "core/launch_common.h"
 
+#include <algorithm>
 #include <string>
 
 namespace paralens {
@@ -195,8 +196,9 @@ void trainingArgs(const Scenario& s, ArgList& a, Warnings& w)
     if (t.recompute == Recompute::Selective && t.recompute_modules != kRecomputeCoreAttn)
         a.opt("--recompute-modules", recomputeModuleList(t.recompute_modules, " "));
     if (t.recompute == Recompute::Full) {
-        a.opt("--recompute-method", "uniform");
-        a.opt("--recompute-num-layers", 1);
+        // block: the first N layers of each chunk; uniform with 1: every layer on its own.
+        a.opt("--recompute-method", t.recompute_num_layers > 0 ? "block" : "uniform");
+        a.opt("--recompute-num-layers", std::max(1, t.recompute_num_layers));
     }
     if (const std::string backend = megatronAttentionBackend(t, w); !backend.empty())
         a.opt("--attention-backend", backend);

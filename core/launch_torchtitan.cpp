@@ -308,16 +308,40 @@ void parallelismTable(const Scenario& s, std::ostringstream& o, Warnings& w)
               "(pipeline_parallel_expert_parallel_overlap); parallel.moe_overlap not written");
 }
 
+// Full recompute of N layers per chunk as torchtitan's layer-level option: every k-th block
+// (selective_ac_option k) recomputes chunk / k of a chunk's layers; 0 when every layer is
+// recomputed (mode full). A count no k gives is written as the nearest, with a warning.
+int layerSacFrequency(const Scenario& s, Warnings& w)
+{
+    const TrainingSettings& tr = s.training;
+    const ParallelPlan& p = s.parallel;
+    const int chunk = s.model.layers / std::max(1, p.pp * std::max(1, p.virtual_stages));
+    const int n = tr.recomputedPerChunk();
+    if (n <= 0 || n >= chunk)
+        return 0;
+    const int k = std::max(2, (chunk + n / 2) / n);
+    if (chunk / k != n)
+        w.add("recompute_num_layers_inexact",
+              "torchtitan checkpoints every k-th block: " + std::to_string(n) + " of " +
+                  std::to_string(chunk) + " layers is not " + std::to_string(chunk) +
+                  " / k; selective_ac_option " + std::to_string(k) + " recomputes " +
+                  std::to_string(chunk / k));
+    return k;
+}
+
 void otherTables(const Scenario& s, std::ostringstream& o, Warnings& w)
 {
     const TrainingSettings& tr = s.training;
     {
         Table t(o, "activation_checkpoint");
-        t.str("mode", tr.recompute == Recompute::None        ? "none"
-                      : tr.recompute == Recompute::Selective ? "selective"
-                                                             : "full");
+        const int k = layerSacFrequency(s, w);
+        t.str("mode", tr.recompute == Recompute::None                 ? "none"
+                      : tr.recompute == Recompute::Selective || k > 1 ? "selective"
+                                                                      : "full");
         if (tr.recompute == Recompute::Selective)
             t.str("selective_ac_option", "op");
+        else if (k > 1)
+            t.str("selective_ac_option", std::to_string(k));
     }
     {
         Table t(o, "compile");

@@ -339,6 +339,24 @@ ModelStateBytes modelStateBytes(double params, const FrameworkConventions& fw, i
     return b;
 }
 
+// What a layer full recompute leaves alone stores per micro-batch (all recompute none keeps),
+// and what its attention backward adds under CP (the ring's buffers alone); zero without a
+// layer count.
+struct StoredLayerBytes
+{
+    double dense = 0, moe = 0, ring = 0;
+};
+
+StoredLayerBytes storedLayerBytes(const Scenario& s, const ModelSpec& m, const Dims& d,
+                                  const ActivationShape& shape, double ring)
+{
+    if (s.training.recomputedPerChunk() <= 0)
+        return {};
+    ActivationShape none = shape;
+    none.recompute = Recompute::None;
+    return {denseLayerBytes(m, d, none), moeLayerBytes(m, d, none), ring};
+}
+
 double linearWeights(const StageParams& sp)
 {
     return sp.dense - sp.embedding + sp.expert;
@@ -377,6 +395,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
             shape.recompute == Recompute::Full ? attentionBlockBytes(d, none) / d.cp : 0.0;
         recomputeLayer = std::max(recomputeLayer, live + ring);
     }
+    const StoredLayerBytes storedAct = storedLayerBytes(s, m, d, shape, ring);
     const double headParams = double(vpad) * d.h / d.t;
     const double headInflight = headInflightMicrobatches(
         effectiveSchedule(pl.schedule, pl.virtual_stages), p, safeMicrobatches(s.training, pl));
@@ -405,6 +424,8 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         // Every field is set below (no zeroing pass first: this runs per stage per evaluation).
         out.stage = r;
         out.layers = st.layers;
+        out.stored_layers = st.stored;
+        out.stored_moe_layers = st.stored_moe;
         out.inflight_microbatches = inflight[std::size_t(r)];
         out.holds_embedding = st.first;
         out.holds_lm_head = st.last;
@@ -430,7 +451,12 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         out.gradients = states.gradients;
         out.optimizer_states = states.optimizer_states;
 
-        double perMb = (st.layers - st.moe_layers) * denseAct + st.moe_layers * moeAct;
+        // Layers full recompute leaves alone keep what they would keep with none.
+        const int storedDense = st.stored - st.stored_moe;
+        double perMb = (st.layers - st.moe_layers - storedDense) * denseAct +
+                       (st.moe_layers - st.stored_moe) * moeAct;
+        if (st.stored > 0)
+            perMb += storedDense * storedAct.dense + st.stored_moe * storedAct.moe;
         if (st.first)
             perMb += embAct;
         // The head's extras are held for the micro-batches between the last chunk's F and its
@@ -440,8 +466,8 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         // The MTP modules run right after the head, in the same chunk: held as long as it is.
         const double head =
             (st.last ? headAct : 0.0) * headInflight + st.mtp * mtpAct * headInflight;
-        const double transient =
-            std::max(st.last ? lossPeak : 0.0, st.layers > 0 ? recomputeLayer : 0.0);
+        const double transient = std::max(st.last ? lossPeak : 0.0,
+                                          st.layers > st.stored ? recomputeLayer : storedAct.ring);
         out.activations = perMb * out.inflight_microbatches + head + transient;
 
         out.comm_buffers = states.comm_buffers;

@@ -268,7 +268,7 @@ bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, 
 }
 
 bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
-                 std::span<StageLayers> out)
+                 std::span<StageLayers> out, int recompute_per_chunk)
 {
     const int p = plan.pp;
     const int v = std::max(1, plan.virtual_stages);
@@ -291,6 +291,12 @@ bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
             return false;
         out[r].layers += n;
         out[r].moe_layers += moeLayersIn(m, start, start + n);
+        // Megatron's block method recomputes a chunk's first layers (TransformerBlock's
+        // _checkpointed_forward: layers from recompute_num_layers on run without a checkpoint).
+        if (recompute_per_chunk > 0 && n > recompute_per_chunk) {
+            out[r].stored += n - recompute_per_chunk;
+            out[r].stored_moe += moeLayersIn(m, start + recompute_per_chunk, start + n);
+        }
         start += n;
     }
     return start == m.layers;

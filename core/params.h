@@ -78,6 +78,9 @@ struct StageLayers
     /// multi-token-prediction modules it runs after the LM head (ModelSpec::mtp_layers on the
     /// stage with `last`, 0 elsewhere)
     int mtp = 0;
+    /// of `layers` (and of `moe_layers`), those full recompute leaves alone under a layer count
+    /// (TrainingSettings::recompute_num_layers): they keep all their activations. 0 otherwise.
+    int stored = 0, stored_moe = 0;
     bool operator==(const StageLayers&) const = default;
 };
 
@@ -86,9 +89,11 @@ struct StageLayers
 /// decoder_first/last_pipeline_num_layers) win; otherwise as even as possible by `rule` over
 /// the model chunks in model order (see LayerSplit). Layers of model chunk c are contiguous;
 /// stage r holds chunks r, r + p, r + 2p, ... (looped), or r and 2p − 1 − r under a V schedule
-/// (deviceOfChunk). Returns false (out untouched beyond size) if the plan cannot be split.
+/// (deviceOfChunk). With `recompute_per_chunk` > 0 (TrainingSettings::recomputedPerChunk()) a
+/// chunk's layers after its first that many are counted as stored. Returns false (out untouched
+/// beyond size) if the plan cannot be split.
 bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
-                 std::span<StageLayers> out);
+                 std::span<StageLayers> out, int recompute_per_chunk = 0);
 /// Layers of each model chunk in the order the model runs them (local chunk j of stage r is
 /// out[modelChunkOf(layout, pp, r, j)]: j·pp + r looped), by the same split as splitLayers(). False
 /// when out holds fewer than pp·v entries or the split does not add up to the layers.

@@ -247,6 +247,12 @@ struct TrainingSettings
     /// What selective recompute repeats under Megatron (RecomputeModule bits; Megatron-Core's
     /// default is the attention core alone). Read only with recompute selective.
     std::uint8_t recompute_modules = kRecomputeCoreAttn;
+    /// With recompute full: the first N layers of each model chunk (a stage's share of the
+    /// model, per virtual chunk) are recomputed whole, the chunk's other layers keep all their
+    /// activations (Megatron-LM --recompute-method block --recompute-num-layers N; fms-fsdp's and
+    /// torchtitan's checkpointing of some blocks). 0: every layer (--recompute-method uniform
+    /// with one layer per checkpoint). A chunk with N layers or fewer recomputes all of them.
+    int recompute_num_layers = 0;
     bool flash_attention = true;
     /// The flash kernel; default = the framework's own (AttentionKernel).
     AttentionKernel attention_kernel = AttentionKernel::Default;
@@ -306,6 +312,15 @@ struct TrainingSettings
     bool recomputes(RecomputeModule m) const
     {
         return recompute == Recompute::Selective && (recompute_modules & m) != 0;
+    }
+
+    /// Layers of each model chunk recomputed whole: 0 when none is, -1 when all are (full
+    /// recompute without a layer count), else recompute_num_layers.
+    int recomputedPerChunk() const
+    {
+        if (recompute != Recompute::Full)
+            return 0;
+        return recompute_num_layers > 0 ? recompute_num_layers : -1;
     }
 
     /// Micro-batches per pipeline per step, m = B / (b * dp).

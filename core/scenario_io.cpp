@@ -135,6 +135,7 @@ void readTraining(const json* t, TrainingSettings& ts)
     r.readEnum("precision", ts.precision, parsePrecision, "bf16, fp8, fp16");
     r.readEnum("recompute", ts.recompute, parseRecompute, "none, selective, full");
     readRecomputeModules(r, ts);
+    r.readInt("recompute_num_layers", ts.recompute_num_layers, 0, bounds::kMaxLayers);
     r.readBool("flash_attention", ts.flash_attention);
     r.readEnum("attention_kernel", ts.attention_kernel, parseAttentionKernel,
                "default, flash2, fused, triton");
@@ -183,10 +184,11 @@ constexpr std::array kKeyOrder{
     "last_stage_layers", "expert_tp", "moe_dispatcher", "moe_overlap", "cp_comm",
     // training
     "seq_len", "micro_batch", "global_batch", "precision", "recompute", "recompute_modules",
-    "flash_attention", "attention_kernel", "cross_entropy", "rope_impl", "logit_metrics",
-    "optimizer", "optimizer_impl", "framework", "overlap_grad_reduce", "compile", "fp8_recipe",
-    "moe_load_imbalance", "dropout", "fsdp_reshard_after_forward", "fsdp_backward_prefetch",
-    "fsdp_version", "grad_reduce_dtype", "adam_moments_dtype", "fp8_param_gather"};
+    "recompute_num_layers", "flash_attention", "attention_kernel", "cross_entropy", "rope_impl",
+    "logit_metrics", "optimizer", "optimizer_impl", "framework", "overlap_grad_reduce", "compile",
+    "fp8_recipe", "moe_load_imbalance", "dropout", "fsdp_reshard_after_forward",
+    "fsdp_backward_prefetch", "fsdp_version", "grad_reduce_dtype", "adam_moments_dtype",
+    "fp8_param_gather"};
 
 nlohmann::ordered_json ordered(const json& j)
 {
@@ -320,6 +322,8 @@ json scenarioToJson(const Scenario& s)
                 names.push_back(std::string(toString(RecomputeModule(1 << bit))));
         j["training"]["recompute_modules"] = names;
     }
+    if (t.recompute_num_layers != 0)
+        j["training"]["recompute_num_layers"] = t.recompute_num_layers;
     if (t.attention_kernel != AttentionKernel::Default)
         j["training"]["attention_kernel"] = std::string(toString(t.attention_kernel));
     if (t.cross_entropy != CrossEntropy::Default)
@@ -397,6 +401,7 @@ bool operator==(const TrainingSettings& a, const TrainingSettings& b)
     return a.seq_len == b.seq_len && a.micro_batch == b.micro_batch &&
            a.global_batch == b.global_batch && a.precision == b.precision &&
            a.recompute == b.recompute && a.recompute_modules == b.recompute_modules &&
+           a.recompute_num_layers == b.recompute_num_layers &&
            a.flash_attention == b.flash_attention && a.attention_kernel == b.attention_kernel &&
            a.optimizer == b.optimizer && a.framework == b.framework &&
            a.overlap_grad_reduce == b.overlap_grad_reduce && a.compile == b.compile &&

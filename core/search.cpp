@@ -465,6 +465,7 @@ void checkProblem(const SearchSpace& space)
     s.parallel = ParallelPlan{};
     s.parallel.dp = std::max(1, s.gpus);
     s.training.micro_batch = 1;
+    s.training.recompute_num_layers = 0;
     for (const ValidationError& e : validate(s)) {
         // Batch divisibility depends on the plan; everything else is the problem's own.
         if (e.rule == "global_batch_multiple" || e.rule == "microbatches_at_least_one")
@@ -563,6 +564,8 @@ void setUpWorkers(std::vector<Worker>& workers, const SearchSpace& space,
 {
     for (Worker& w : workers) {
         w.sc = space.base;
+        // Its recompute modes are whole-model ones (search.h): no layer count is kept.
+        w.sc.training.recompute_num_layers = 0;
         w.keep.k = std::size_t(std::max(0, options.top_k));
         w.keep.heap.reserve(w.keep.k);
         w.keep.front.reserve(256);

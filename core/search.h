@@ -38,8 +38,9 @@ inline constexpr std::uint64_t kMaxSearchPlans = 200'000'000;
 /// - zero 0–3; for zero >= 1 the shard group is the whole DP group (spelled 0) or any proper
 ///   divisor of dp (hybrid sharding);
 /// - optimizer offload off/on; micro_batch: divisors of global_batch / dp;
-/// - recompute none/selective/full; sequence parallel off/on when tp > 1 (a no-op at tp = 1).
-/// A pinned dimension takes only its pinned value. Every plan is checked with isRunnable().
+/// - recompute none/selective/full, of every layer (the base's recompute_num_layers is dropped);
+/// sequence parallel off/on when tp > 1 (a no-op at tp = 1). A pinned dimension takes only its
+/// pinned value. Every plan is checked with isRunnable().
 ///
 /// Pruning (SearchOptions::prune, on by default) has exactly one rule, and it never changes
 /// the answer: for each (tp, cp, pp, dp, ep, schedule, v) the stage parameters are computed

@@ -7,6 +7,8 @@
 #include "core/plan_options.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace paralens {
 namespace {
@@ -27,6 +29,9 @@ struct StepModel
     int microbatches = 1;
     double layer_overhead = 0; ///< fixed seconds per layer per micro-batch (docs/fit.md)
     StageTensorCounts tensors; ///< parameter tensors per layer and stage extra (the optimizer)
+    /// Full recompute with a layer count: how the layers it leaves alone (StageLayers::stored)
+    /// run, as with recompute none; null otherwise.
+    const StepModel* stored = nullptr;
 };
 
 // The result of walking the stages in order.
@@ -35,9 +40,10 @@ struct StageSweep
     int slow = 0;          ///< the critical stage: the largest per-micro-batch total
     double dp_exposed = 0; ///< once-per-step DP collectives left after their overlap windows
     double dp_mb_slow = 0; ///< per-micro-batch DP seconds its compute does not hide, critical stage
-    OptimizerTimes optimizer;  ///< the slowest stage's optimizer step and offload
-    CommSeconds comm_slow;     ///< TP, CP, EP seconds per micro-batch on the critical stage
-    double dp_hidden_slow = 0; ///< DP seconds per step hidden on the critical stage
+    OptimizerTimes optimizer;     ///< the slowest stage's optimizer step and offload
+    CommSeconds comm_slow;        ///< TP, CP, EP seconds per micro-batch on the critical stage
+    CommSeconds comm_hidden_slow; ///< and those its compute hides
+    double dp_hidden_slow = 0;    ///< DP seconds per step hidden on the critical stage
 };
 
 // Host seconds to issue a pass beyond the `device` seconds its kernels and collectives take.
@@ -79,10 +85,63 @@ void addTimes(StageTimes& t, const StageTimes& x, double n)
     t.weight_seconds += n * x.weight_seconds;
 }
 
+// A stage's layers as two parts: those full recompute repeats (with the stage's ends and MTP
+// modules), and those a layer count leaves alone (no ends).
+std::pair<StageLayers, StageLayers> splitStored(const StageLayers& st)
+{
+    StageLayers rec = st;
+    rec.layers -= st.stored;
+    rec.moe_layers -= st.stored_moe;
+    rec.stored = rec.stored_moe = 0;
+    return {rec, StageLayers{st.stored, st.stored_moe, false, false, 0}};
+}
+
 // Per-micro-batch times of one stage: its layers' kernels, the LM head on the last stage (and
 // each MTP module's block, projection and head pass after it), and the TP, CP and EP
 // collectives its blocks run.
+StageTimes stageComputeOf(const StageLayers& st, const StepModel& sm);
+
 StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
+{
+    if (st.stored == 0 || !sm.stored)
+        return stageComputeOf(st, sm);
+    const auto [rec, kept] = splitStored(st);
+    StageTimes t = stageComputeOf(rec, sm);
+    addTimes(t, stageComputeOf(kept, *sm.stored), 1);
+    return t;
+}
+
+// TP, CP and EP seconds per micro-batch a stage's blocks spend exposed and hidden.
+struct StageComm
+{
+    CommSeconds exposed, hidden;
+};
+
+StageComm stageCommOf(const StageLayers& st, const StepModel& sm)
+{
+    const Blocks bl = blocksOf(st, sm);
+    const double layers = bl.all(), nm = bl.moe;
+    const double tpLayers = layers - nm + nm * sm.moe_tp_share;
+    return {{.tp = tpLayers * (sm.tp.forward + sm.tp.backward),
+             .cp = layers * (sm.cp.forward + sm.cp.backward),
+             .ep = nm * (sm.ep.forward + sm.ep.backward)},
+            {.tp = tpLayers * sm.tp.hidden, .cp = layers * sm.cp.hidden, .ep = nm * sm.ep.hidden}};
+}
+
+StageComm stageComm(const StageLayers& st, const StepModel& sm)
+{
+    if (st.stored == 0 || !sm.stored)
+        return stageCommOf(st, sm);
+    const auto [rec, kept] = splitStored(st);
+    StageComm c = stageCommOf(rec, sm);
+    const StageComm k = stageCommOf(kept, *sm.stored);
+    c.exposed = {c.exposed.tp + k.exposed.tp, c.exposed.cp + k.exposed.cp,
+                 c.exposed.ep + k.exposed.ep};
+    c.hidden = {c.hidden.tp + k.hidden.tp, c.hidden.cp + k.hidden.cp, c.hidden.ep + k.hidden.ep};
+    return c;
+}
+
+StageTimes stageComputeOf(const StageLayers& st, const StepModel& sm)
 {
     const Blocks bl = blocksOf(st, sm);
     const double nd = bl.dense, nm = bl.moe;
@@ -235,12 +294,9 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
             sw.dp_hidden_slow = dp.grad_tail + dp.param_tail - tailsExposed -
                                 share * (gradUnder + paramUnder) +
                                 sm.microbatches * (1 - share) * (local.hiddenF + local.hiddenB);
-            const Blocks bl = blocksOf(st, sm);
-            const double layers = bl.all(), nm = bl.moe;
-            const double tpLayers = layers - nm + nm * sm.moe_tp_share;
-            sw.comm_slow.tp = tpLayers * (sm.tp.forward + sm.tp.backward);
-            sw.comm_slow.cp = layers * (sm.cp.forward + sm.cp.backward);
-            sw.comm_slow.ep = nm * (sm.ep.forward + sm.ep.backward);
+            const StageComm c = stageComm(st, sm);
+            sw.comm_slow = c.exposed;
+            sw.comm_hidden_slow = c.hidden;
         }
     }
     return sw;
@@ -267,8 +323,7 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     // its compute does not hide: those are communication, not compute.
     const double commSlow = sw.comm_slow.tp + sw.comm_slow.cp + sw.comm_slow.ep + sw.dp_mb_slow;
     // In double: m (up to 1e9) times the layers overflows int (found by test_limits).
-    const Blocks sl = blocksOf(in.layers[std::size_t(sw.slow)], sm);
-    const double tpLayers = sl.all() - sl.moe * (1 - sm.moe_tp_share);
+    const double dmb = mb;
     const double hops = p2pHopFactor(in.scenario->parallel);
     tb = TimeBreakdown{
         .step_seconds = pc.step_seconds + sw.dp_exposed + tied + optimizer + sw.optimizer.offload,
@@ -281,9 +336,9 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
                     .ep = mb * sw.comm_slow.ep,
                     .pp = pc.p2p_exposed_seconds + tied,
                     .dp = sw.dp_exposed + mb * sw.dp_mb_slow},
-        .overlapped = {.tp = double(mb) * tpLayers * sm.tp.hidden,
-                       .cp = double(mb) * sl.all() * sm.cp.hidden,
-                       .ep = double(mb) * sl.moe * sm.ep.hidden,
+        .overlapped = {.tp = dmb * sw.comm_hidden_slow.tp,
+                       .cp = dmb * sw.comm_hidden_slow.cp,
+                       .ep = dmb * sw.comm_hidden_slow.ep,
                        .pp = std::max(0.0, 2.0 * mb * hops * p2p - pc.p2p_exposed_seconds),
                        .dp = sw.dp_hidden_slow},
         .optimizer_seconds = optimizer,
@@ -292,18 +347,13 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
     };
 }
 
-} // namespace
-
-void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span<double> inflight,
-              Estimate& est)
+// The per-layer, head and link times of `sc` (the inputs' scenario, or it with recompute none
+// for the layers a layer count leaves alone).
+// `d` (no part of which depends on recompute) outlives the model: its comm context points at it.
+StepModel stepModel(const StepInputs& in, const Scenario& sc, const KernelModel& k, const Dims& d)
 {
-    const Scenario& sc = *in.scenario;
     const ParallelPlan& pl = sc.parallel;
     const ModelConstants& kc = *in.constants;
-    const std::size_t p = std::size_t(std::max(1, pl.pp));
-    const KernelModel k = kernelModel(sc, kc, in.measured);
-    const Dims d = dimsOf(sc.model, ActivationShape::of(sc), pl.ep, pl.expertTp());
-
     const AttentionSetup att = attentionSetup(sc, *in.framework);
 
     // Built member by member in one initializer: a default-constructed StepModel would be
@@ -322,7 +372,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     // The training loop's metrics read the main head's logits once its backward is done (not
     // the MTP modules' logits, which no such loop reads).
     head.backward_seconds += logitMetricSeconds(d, k, vpad, sc.training.logit_metrics);
-    const StepModel sm{
+    return StepModel{
         .dense = dense,
         .moe = moe,
         .head = head,
@@ -340,6 +390,32 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
         .layer_overhead = kc.layer_overhead_seconds,
         .tensors = stageTensorCounts(sc.model),
     };
+}
+
+} // namespace
+
+void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span<double> inflight,
+              Estimate& est)
+{
+    const Scenario& sc = *in.scenario;
+    const ParallelPlan& pl = sc.parallel;
+    const ModelConstants& kc = *in.constants;
+    const std::size_t p = std::size_t(std::max(1, pl.pp));
+    const KernelModel k = kernelModel(sc, kc, in.measured);
+    const Dims d = dimsOf(sc.model, ActivationShape::of(sc), pl.ep, pl.expertTp());
+    StepModel sm = stepModel(in, sc, k, d);
+    // Full recompute with a layer count: the layers it leaves alone run as under recompute none
+    // (their comm context points at this copy, which lives through the sweep).
+    // Optional, so the usual evaluation constructs neither.
+    std::optional<Scenario> storedSc;
+    std::optional<StepModel> stored;
+    if (sc.training.recomputedPerChunk() > 0) {
+        storedSc.emplace(sc);
+        storedSc->training.recompute = Recompute::None;
+        storedSc->training.recompute_num_layers = 0;
+        stored.emplace(stepModel(in, *storedSc, k, d));
+        sm.stored = &*stored;
+    }
 
     const StageSweep sw = sweepStages(in, sm, stage_times.first(p));
     const double p2p = ppComm(sm.comm).forward;
@@ -349,6 +425,7 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
                                                times, p2p, inflight, in.timeline)
                                 : closedFormPipelineCost(pl.schedule, sm.microbatches,
                                                          pl.virtual_stages, times, p2p, inflight);
+    const std::int64_t vpad = paddedVocab(sc.model.vocab, pl.tp, kc.vocab_divisible_by);
     const double tied = tiedEmbeddingSeconds(sm.comm, vpad, in.framework->grad_reduce_bytes);
     fillBreakdown(in, sm, sw, pc, p2p, tied, times, est.time);
 }

@@ -445,6 +445,14 @@ template <typename Report> bool checkSharding(const Scenario& s, Report& report)
             "training.attention_kernel " + std::string(toString(s.training.attention_kernel)) +
                 " is a flash-attention kernel, but training.flash_attention is false");
     PL_RULE(
+        s.training.recompute_num_layers > 0 && s.training.recompute != Recompute::Full,
+        "recompute_num_layers_full",
+        (Fields{"training.recompute_num_layers", "training.recompute"}),
+        "training.recompute_num_layers = " + str(std::int64_t{s.training.recompute_num_layers}) +
+            " chooses how many layers of each chunk full recompute repeats, but "
+            "training.recompute is " +
+            std::string(toString(s.training.recompute)) + " (set it to full or leave it out)");
+    PL_RULE(
         s.training.recompute_modules != kRecomputeCoreAttn &&
             s.training.framework != Framework::Megatron,
         "recompute_modules_megatron", (Fields{"training.recompute_modules", "training.framework"}),

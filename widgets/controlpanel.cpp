@@ -14,6 +14,7 @@
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -169,6 +170,13 @@ void ControlPanel::build()
                      tr("ZeRO stage: how much of the model state is sharded over DP"));
     m_recompute = enumBox(memGroup, {tr("none"), tr("selective"), tr("full")},
                           tr("Activation recomputation: trade compute for activation memory"));
+    m_recomputeLayers = spinBox(
+        memGroup, 0, 1,
+        tr("With full recompute: how many layers of each model chunk are recomputed, the first "
+           "ones (Megatron --recompute-method block --recompute-num-layers); the chunk's other "
+           "layers keep all their activations. All: every layer"));
+    m_recomputeLayers->setSpecialValueText(tr("all layers"));
+    m_recomputeLayers->setSuffix(tr(" layers"));
     m_sequenceParallel = new QCheckBox(tr("Se&quence parallel"), memGroup);
     m_sequenceParallel->setToolTip(
         tr("Shard LayerNorm/dropout activations over TP ranks (Korthikanti et al. 2022)"));
@@ -177,7 +185,16 @@ void ControlPanel::build()
         tr("Matmul precision; FP8 doubles the peak where the GPU has it; FP16 runs at BF16's "
            "rate with loss scaling"));
     addRow(memForm, tr("&ZeRO"), m_zero);
-    addRow(memForm, tr("&Recompute"), m_recompute);
+    // The layer count sits beside the mode it refines, so the form keeps its width.
+    m_recomputeRow = new QWidget(memGroup);
+    auto* recomputeLayout = new QHBoxLayout(m_recomputeRow);
+    recomputeLayout->setContentsMargins(0, 0, 0, 0);
+    recomputeLayout->addWidget(m_recompute, 1);
+    recomputeLayout->addWidget(m_recomputeLayers);
+    m_recomputeRow->setFocusProxy(m_recompute);
+    addRow(memForm, tr("&Recompute"), m_recomputeRow);
+    m_recompute->setAccessibleName(tr("Recompute"));
+    m_recomputeLayers->setAccessibleName(tr("Recompute layers"));
     memForm->addRow(m_sequenceParallel);
     m_fieldLabels[m_sequenceParallel] = m_sequenceParallel->text();
     m_sequenceParallel->setAccessibleName(tr("Sequence parallel"));
@@ -264,7 +281,15 @@ void ControlPanel::build()
     connect(m_recompute, &QComboBox::activated, this, [this](int i) {
         Scenario s = m_scenario;
         s.training.recompute = kRecomputes[i];
+        // A layer count belongs to full recompute (validate: recompute_num_layers_full).
+        if (s.training.recompute != Recompute::Full)
+            s.training.recompute_num_layers = 0;
         commit(s, QStringLiteral("training.recompute"));
+    });
+    connect(m_recomputeLayers, &QSpinBox::valueChanged, this, [this](int n) {
+        Scenario s = m_scenario;
+        s.training.recompute_num_layers = n;
+        commit(s, QStringLiteral("training.recompute_num_layers"));
     });
     connect(m_sequenceParallel, &QCheckBox::toggled, this, [this](bool on) {
         Scenario s = m_scenario;
@@ -318,7 +343,8 @@ void ControlPanel::refreshValues()
     const QSignalBlocker b1(m_model), b2(m_hardware), b3(m_gpus), b4(m_schedule),
         b5(m_virtualStages), b6(m_zero), b7(m_recompute), b8(m_sequenceParallel), b9(m_precision),
         b10(m_microBatch), b11(m_globalBatch), b12(m_seqLen), b13(m_sliders[Tp]),
-        b14(m_sliders[Pp]), b15(m_sliders[Dp]), b16(m_sliders[Ep]), b17(m_sliders[Cp]);
+        b14(m_sliders[Pp]), b15(m_sliders[Dp]), b16(m_sliders[Ep]), b17(m_sliders[Cp]),
+        b18(m_recomputeLayers);
 
     auto selectId = [](QComboBox* box, const std::string& id, const std::string& name) {
         const QString qid = QString::fromStdString(id);
@@ -375,6 +401,13 @@ void ControlPanel::refreshValues()
                     "MLP matmul and every element-wise op");
     m_recompute->setToolTip(tr("Activation recomputation: trade compute for activation memory") +
                             (detail.isEmpty() ? QString() : QStringLiteral("\n") + detail));
+    // Up to a chunk's layers (more recomputes no more); live with full recompute, or to clear
+    // a count left under another mode.
+    const int chunks = std::max(1, p.pp) * std::max(1, p.virtual_stages);
+    const int n = s.training.recompute_num_layers;
+    m_recomputeLayers->setRange(0, std::max({1, (s.model.layers + chunks - 1) / chunks, n}));
+    m_recomputeLayers->setValue(n);
+    m_recomputeLayers->setEnabled(s.training.recompute == Recompute::Full || n > 0);
     m_sequenceParallel->setChecked(p.sequence_parallel);
     m_sequenceParallel->setEnabled(p.tp > 1 || p.sequence_parallel);
     m_precision->setCurrentIndex(s.training.precision == Precision::FP8    ? 1
@@ -435,7 +468,8 @@ QWidget* ControlPanel::widgetForField(const std::string& field) const
                                                  {"parallel.virtual_stages", m_virtualStages},
                                                  {"parallel.zero", m_zero},
                                                  {"parallel.sequence_parallel", m_sequenceParallel},
-                                                 {"training.recompute", m_recompute},
+                                                 {"training.recompute", m_recomputeRow},
+                                                 {"training.recompute_num_layers", m_recomputeRow},
                                                  {"training.precision", m_precision},
                                                  {"training.micro_batch", m_microBatch},
                                                  {"training.global_batch", m_globalBatch},

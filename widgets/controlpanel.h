@@ -92,6 +92,8 @@ private:
     QSpinBox* m_virtualStages = nullptr;
     QComboBox* m_zero = nullptr;
     QComboBox* m_recompute = nullptr;
+    QSpinBox* m_recomputeLayers = nullptr; ///< training.recompute_num_layers (0: all)
+    QWidget* m_recomputeRow = nullptr;     ///< the two above, one form row
     QCheckBox* m_sequenceParallel = nullptr;
     QComboBox* m_precision = nullptr;
     QSpinBox* m_microBatch = nullptr;

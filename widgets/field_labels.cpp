@@ -36,6 +36,7 @@ const std::map<std::string_view, const char*>& labels()
         {"training.seq_len", QT_TRANSLATE_NOOP("FieldLabels", "sequence length")},
         {"training.recompute", QT_TRANSLATE_NOOP("FieldLabels", "recompute")},
         {"training.recompute_modules", QT_TRANSLATE_NOOP("FieldLabels", "recompute modules")},
+        {"training.recompute_num_layers", QT_TRANSLATE_NOOP("FieldLabels", "recompute layers")},
         {"training.adam_moments_dtype", QT_TRANSLATE_NOOP("FieldLabels", "Adam moments dtype")},
         {"training.precision", QT_TRANSLATE_NOOP("FieldLabels", "precision")},
         {"model.layers", QT_TRANSLATE_NOOP("FieldLabels", "the model's layers")},

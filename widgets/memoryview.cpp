@@ -77,10 +77,17 @@ QString formula(MemoryView::Part part, const Scenario& s, const StageMemory& st)
             .arg(p.offload_optimizer ? QObject::tr(", offloaded to host") : QString());
     case MemoryView::Activations: {
         // Names the terms of docs/formulas.md §3.2/3.3 the core sums for these settings.
+        const QString sp = p.sequence_parallel ? QStringLiteral("/t") : QString();
+        const int recomputed = st.layers - st.stored_layers;
         const QString perLayer =
-            s.training.recompute == Recompute::Full
-                ? QObject::tr("layer inputs 2·s·b·h%1 (+ one layer rebuilt in backward)")
-                      .arg(p.sequence_parallel ? QStringLiteral("/t") : QString())
+            s.training.recompute == Recompute::Full && st.stored_layers > 0
+                ? QObject::tr("layer inputs 2·s·b·h%1 for the %2 recomputed layers (+ one "
+                              "rebuilt in backward), every activation of the other %3")
+                      .arg(sp)
+                      .arg(recomputed)
+                      .arg(st.stored_layers)
+            : s.training.recompute == Recompute::Full
+                ? QObject::tr("layer inputs 2·s·b·h%1 (+ one layer rebuilt in backward)").arg(sp)
                 : QObject::tr("attention (%1) + %2 MLP per layer, %3")
                       .arg(s.training.flash_attention ? QObject::tr("flash, no s² term")
                                                       : QObject::tr("with 5·a·s²·b"))

@@ -52,9 +52,10 @@ private slots:
         QCOMPARE(int(stages.size()), 4); // pp 4 in the example
         double peak = 0;
         for (const auto& st : stages) {
-            QVERIFY(keys(st) == (S{"stage", "parameters", "gradients", "optimizer_states",
-                                   "activations", "comm_buffers", "runtime_overhead", "total",
-                                   "inflight_microbatches", "embedding", "lm_head", "mtp_layers"}));
+            QVERIFY(keys(st) ==
+                    (S{"stage", "parameters", "gradients", "optimizer_states", "activations",
+                       "comm_buffers", "runtime_overhead", "total", "inflight_microbatches",
+                       "embedding", "lm_head", "mtp_layers", "stored_layers"}));
             // The example runs interleaved 1F1B (looped): embedding on stage 0, LM head on the
             // last.
             QCOMPARE(st["embedding"].get<bool>(), st["stage"].get<int>() == 0);

@@ -262,7 +262,8 @@ private slots:
         // recipe, gradient dtype, Adam moments, FSDP version, backward prefetch, reshard after
         // forward
         QCOMPARE(combos.size(), 14);
-        QCOMPARE(spins.size(), 5); // GPUs, virtual stages, micro-batch, global batch, seq len
+        // GPUs, virtual stages, recompute layers, micro-batch, global batch, seq len
+        QCOMPARE(spins.size(), 6);
         // sequence parallel; FP8 parameters, TP comm overlap, DP reduce overlap, torch.compile
         QCOMPARE(checks.size(), 5);
 

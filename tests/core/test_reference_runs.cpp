@@ -89,7 +89,7 @@ private slots:
             {"reference/olmo-core-h100.paralens-runs.json", 4 * 2 + 2 + 3},
             // AMD's MI325X 8-node rows as AMD-AGI/Primus's projection blog prints them: Llama 3.1
             // 8B and 70B in FP8 (the BF16 70B recomputes 12 of 80 layers, which no setting holds).
-            {"reference/amd-instinct-training.paralens-runs.json", 2},
+            {"reference/amd-instinct-training.paralens-runs.json", 3},
             // A torchtitan blog on 8 GB200 (Jan 2026): Table 1's 21 Llama 3.1 8B rows (the
             // Qwen3-32B rows' recompute mode is not determinable).
             {"reference/torchtitan-gb200-blog.paralens-runs.json", 21},

@@ -409,6 +409,13 @@ private slots:
             },
             "recompute_modules_megatron", "training.recompute_modules");
         row(
+            "a layer count under selective recompute", false,
+            [](Scenario& s) {
+                s.training.recompute = Recompute::Selective;
+                s.training.recompute_num_layers = 4;
+            },
+            "recompute_num_layers_full", "training.recompute_num_layers");
+        row(
             "bf16 Adam moments under DeepSpeed", false,
             [](Scenario& s) {
                 s.training.framework = Framework::DeepSpeed;

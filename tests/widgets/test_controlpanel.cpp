@@ -320,6 +320,46 @@ private slots:
         QVERIFY(marked);
     }
 
+    // Full recompute's layer count sits beside the mode: live under full only, spanning a
+    // chunk's layers, edited as training.recompute_num_layers, and dropped when the mode moves
+    // away from full (a count there is an impossible plan).
+    void recomputeLayersBesideTheMode()
+    {
+        ControlPanel panel(presets());
+        QSpinBox* layers = nullptr;
+        QComboBox* mode = nullptr;
+        for (QSpinBox* b : panel.findChildren<QSpinBox*>())
+            if (b->accessibleName() == QStringLiteral("Recompute layers"))
+                layers = b;
+        for (QComboBox* c : panel.findChildren<QComboBox*>())
+            if (c->accessibleName() == QStringLiteral("Recompute"))
+                mode = c;
+        QVERIFY(layers && mode);
+        Scenario s = defaultScenario(); // llama3-70b (80 layers), PP 4, v 5: chunks of 4
+        s.training.recompute = Recompute::Selective;
+        show(panel, s);
+        QVERIFY(!layers->isEnabled());
+        QCOMPARE(layers->text(), QStringLiteral("all layers"));
+        s.training.recompute = Recompute::Full;
+        show(panel, s);
+        QVERIFY(layers->isEnabled());
+        QCOMPARE(layers->maximum(), 80 / (s.parallel.pp * s.parallel.virtual_stages));
+        echoEdits(panel);
+        QSignalSpy edits(&panel, &ControlPanel::edited);
+        layers->setValue(2);
+        QCOMPARE(edits.size(), 1);
+        QCOMPARE(edits.last().at(0).value<Scenario>().training.recompute_num_layers, 2);
+        QCOMPARE(edits.last().at(1).toString(), QStringLiteral("training.recompute_num_layers"));
+        QCOMPARE(layers->text(), QStringLiteral("2 layers"));
+        mode->setCurrentIndex(1); // selective
+        emit mode->activated(1);
+        const Scenario sel = edits.last().at(0).value<Scenario>();
+        QVERIFY(sel.training.recompute == Recompute::Selective);
+        QCOMPARE(sel.training.recompute_num_layers, 0);
+        QVERIFY(validate(sel).empty());
+        QVERIFY(!layers->isEnabled());
+    }
+
     // The framework group shows the scenario's framework settings, asks for a change with the
     // whole scenario, and keeps live only the settings the model reads for the plan.
     void frameworkSettingsAreShownAndEdited()
