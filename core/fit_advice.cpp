@@ -33,7 +33,8 @@ int currentValue(const Scenario& s, PlanSetting k)
     case PlanSetting::Zero:
         return s.parallel.zero;
     case PlanSetting::Recompute:
-        return int(s.training.recompute);
+        return s.training.recomputedPerChunk() > 0 ? kRecomputeSomeLayers
+                                                   : int(s.training.recompute);
     case PlanSetting::MicroBatch:
         return s.training.micro_batch;
     case PlanSetting::Offload:
@@ -328,9 +329,13 @@ std::string describe(const PlanChange& c)
     switch (c.setting) {
     case PlanSetting::Zero:
         return "ZeRO " + arrow;
-    case PlanSetting::Recompute:
-        return "recompute " + std::string(toString(Recompute(c.from))) + " → " +
-               std::string(toString(Recompute(c.to)));
+    case PlanSetting::Recompute: {
+        auto name = [](int v) {
+            return v == kRecomputeSomeLayers ? std::string("full (some layers)")
+                                             : std::string(toString(Recompute(v)));
+        };
+        return "recompute " + name(c.from) + " → " + name(c.to);
+    }
     case PlanSetting::MicroBatch:
         return "micro-batch " + arrow;
     case PlanSetting::Offload:

@@ -43,8 +43,11 @@ enum class PlanSetting
     CP,
 };
 
+/// PlanChange's Recompute value for full recompute of some layers (recompute_num_layers).
+inline constexpr int kRecomputeSomeLayers = 3;
+
 /// One changed setting of a suggestion, with its old and new value (Recompute as its enum's
-/// integer, Offload as 0/1).
+/// integer or kRecomputeSomeLayers, Offload as 0/1).
 struct PlanChange
 {
     PlanSetting setting = PlanSetting::Zero;

@@ -165,6 +165,33 @@ private slots:
         QCOMPARE(a.terms.size(), std::size_t(6));
     }
 
+    void aLayerCountIsItsOwnRecomputeMode()
+    {
+        // 8B on 8 H100, ZeRO-1, s 8192, recomputing 1 of 32 layers: the 31 others keep
+        // Korthikanti's full set (about 1.3 GB each at b 1), past 80 GiB beside ~60 GB of
+        // model states. A move of the recompute mode starts from "full (some layers)" and
+        // leaves no count behind (a count under another mode is an impossible plan).
+        Scenario s = scenario(llama3_8b(), h100_sxm(), 1, 1, 8, 64, 8192);
+        s.parallel.zero = 1;
+        s.training.recompute = Recompute::Full;
+        s.training.recompute_num_layers = 1;
+        QVERIFY(!evaluate(s).fits);
+        const FitAdvice a = adviseFit(s);
+        int moves = 0;
+        for (const FitSuggestion& f : a.suggestions)
+            for (const PlanChange& c : f.changes)
+                if (c.setting == PlanSetting::Recompute) {
+                    ++moves;
+                    QCOMPARE(c.from, kRecomputeSomeLayers);
+                    QCOMPARE(f.scenario.training.recompute_num_layers, 0);
+                    QVERIFY(validate(f.scenario).empty());
+                    QVERIFY(f.summary.find("recompute full (some layers) → ") != std::string::npos);
+                }
+        QVERIFY(moves > 0);
+        QCOMPARE(describe({PlanSetting::Recompute, kRecomputeSomeLayers, int(Recompute::Full)}),
+                 std::string("recompute full (some layers) → full"));
+    }
+
     void anInvalidPlanGetsNoAdvice()
     {
         Scenario s = dpOnly70b();

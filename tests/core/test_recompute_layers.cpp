@@ -240,6 +240,28 @@ private slots:
         s.training.recompute_num_layers = 8;
         QVERIFY(torchtitanLaunch(s).files.front().text.find("selective_ac_option = \"4\"") !=
                 std::string::npos);
+        // torchtitan's Llama 3 8B config with the option left out: the TOML-era default "2"
+        // (JobConfig selective_ac_option, at 9dec370 through 2c8b5947) is every other block.
+        QFile f(QStringLiteral(PARALENS_SOURCE_DIR
+                               "/tests/data/launch/files/torchtitan-llama3-8b.toml"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        std::string toml = f.readAll().toStdString();
+        const std::string op = "selective_ac_option = \"op\"";
+        const auto at = toml.find(op);
+        QVERIFY(at != std::string::npos);
+        const LaunchImport asOp = importLaunch(toml, "llama3_8b.toml");
+        QVERIFY(asOp.scenario.training.recompute == Recompute::Selective);
+        toml.erase(at, op.size());
+        const LaunchImport dflt = importLaunch(toml, "llama3_8b.toml");
+        QVERIFY(dflt.scenario.training.recompute == Recompute::Full);
+        QCOMPARE(dflt.scenario.training.recompute_num_layers, 16);
+        toml.insert(at, "selective_ac_option = \"every\"");
+        try {
+            importLaunch(toml, "llama3_8b.toml");
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY(std::string(e.what()).find("selective_ac_option") != std::string::npos);
+        }
     }
 };
 
