@@ -88,8 +88,17 @@ private slots:
             // c2be557a1's MFU table (1B, 7B, 13B).
             {"reference/olmo-core-h100.paralens-runs.json", 4 * 2 + 2 + 3},
             // AMD's MI325X 8-node rows as AMD-AGI/Primus's projection blog prints them: Llama 3.1
-            // 8B and 70B in FP8 (the BF16 70B recomputes 12 of 80 layers, which no setting holds).
+            // 8B and 70B in FP8, 70B in BF16 (12 of 80 layers recomputed).
             {"reference/amd-instinct-training.paralens-runs.json", 3},
+            // Megatron-Bridge 25.09 / 25.11 rows whose plan, batch or FP8 recipe the file above
+            // does not hold: 70B and 405B on H100, MXFP8 8B on GB200 and B200, 405B on B200,
+            // 70B and 405B on GB200 (25.09).
+            {"reference/megatron-bridge-llama3-25.09-25.11.paralens-runs.json", 2 + 3 + 2},
+            // dgxc-benchmarking GPT-3 175B: 128 and 2,048 H100, BF16 and FP8, releases v25.04
+            // (VP 6) and v25.01 (VP 12).
+            {"reference/dgxc-benchmarking-gpt3-175b-h100.paralens-runs.json", 2 * 2 * 2},
+            // dgxc-benchmarking v25.05 Llama 3.1 405B on 128 and 512 GB200, BF16 and FP8.
+            {"reference/dgxc-benchmarking-llama3.1-405b-gb200.paralens-runs.json", 2 * 2},
             // A torchtitan blog on 8 GB200 (Jan 2026): Table 1's 21 Llama 3.1 8B rows (the
             // Qwen3-32B rows' recompute mode is not determinable).
             {"reference/torchtitan-gb200-blog.paralens-runs.json", 21},

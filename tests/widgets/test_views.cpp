@@ -112,6 +112,27 @@ private slots:
         }
     }
 
+    // Under full recompute with a layer count the activations tooltip names how many of the
+    // stage's layers core left stored, as core counted them.
+    void memoryTooltipNamesStoredLayers()
+    {
+        MemoryView view;
+        view.resize(800, 500);
+        Estimate e = twoStages();
+        e.stages[0].layers = e.stages[1].layers = 20;
+        e.stages[1].stored_layers = 8;
+        Scenario s = defaultScenario();
+        s.training.recompute = Recompute::Full;
+        s.training.recompute_num_layers = 12;
+        view.setEstimate(e, s);
+        const QString partial = view.tooltipText(MemoryView::Activations, 1);
+        QVERIFY2(partial.contains(QStringLiteral("12 recomputed layers")), qPrintable(partial));
+        QVERIFY2(partial.contains(QStringLiteral("other 8")), qPrintable(partial));
+        const QString all = view.tooltipText(MemoryView::Activations, 0);
+        QVERIFY2(!all.contains(QStringLiteral("recomputed layers")), qPrintable(all));
+        QVERIFY(all.contains(QStringLiteral("layer inputs")));
+    }
+
     void hoverShowsExactBytes()
     {
         MemoryView view;
