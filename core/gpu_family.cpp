@@ -27,6 +27,14 @@ constexpr double kGemmEfficiencyMi300 = 0.46;
 // fitted to each table puts the ratio at 8192³ at 1.85, 0.57; the largest measured shape is
 // taken because Blackwell is still gaining there.)
 constexpr double kGemmEfficiencyBlackwell = 0.66;
+// That measured rate is the die's, at the B200's clocks: the GB200's datasheet peak (2,500
+// against 2,250 TF dense BF16; NVIDIA Blackwell Architecture Technical Brief, Table 2, the GB200
+// NVL72 rack's 180 PF ÷ 72, and DGX B200's 72 PF FP8 ÷ 8 ÷ 2) counts the higher boost clock its
+// 1,200 W budget allows, which sustained GEMMs do not hold. NVIDIA's own measurements at one
+// container and plan: Megatron-Bridge performance summary (25.11), Llama 3 8B on 8 GPUs, mb 2,
+// gb 128: GB200 252,064 / B200 244,992 tokens/s in FP8 current scaling (1.029) and 238,312 /
+// 236,168 in MXFP8 (1.009), where the peaks differ by 1.111. The share applies to B200's peak.
+constexpr double kSustainedPeakBlackwell = 2250;
 // FP8 GEMMs reach this share of the BF16 share, against the FP8 peak. The same article's FP8
 // (e4m3) figures on those shapes: H100/H200 "~1,280 TFLOP/s out of the marketed 1979", MI300X
 // "~990" of 2,614.9: (1280 / 1979) / (720 / 989.5) = 0.89 on H100, (990 / 2614.9) / (620 /
@@ -61,16 +69,16 @@ constexpr double kSmsA100 = 108, kSmsHopper = 132, kSmsH100Pcie = 114, kSmsBlack
 // an "h100" with "pcie" in its name has the PCIe part's SMs.
 FamilyEfficiency scanFamily(const std::string& name)
 {
-    FamilyEfficiency e{kGemmEfficiency, kFp8GemmShare, kSmsHopper};
+    FamilyEfficiency e{kGemmEfficiency, kFp8GemmShare, kSmsHopper, 0};
     bool h100 = false, pcie = false;
     for (std::size_t i = 0; i < name.size(); ++i) {
         const char c = char(name[i] | 0x20); // lowercase for letters; only a, m, b, h, p matter
         if (c == 'a' && hasAt(name, i, "a100"))
-            return {kGemmEfficiencyA100, kFp8GemmShare, kSmsA100};
+            return {kGemmEfficiencyA100, kFp8GemmShare, kSmsA100, 0};
         if (c == 'm' && hasAt(name, i, "mi3"))
-            e = {kGemmEfficiencyMi300, kFp8GemmShareMi300, kSmsMi300};
+            e = {kGemmEfficiencyMi300, kFp8GemmShareMi300, kSmsMi300, 0};
         if (c == 'b' && (hasAt(name, i, "b200") || hasAt(name, i, "b300")))
-            e = {kGemmEfficiencyBlackwell, kFp8GemmShare, kSmsBlackwell};
+            e = {kGemmEfficiencyBlackwell, kFp8GemmShare, kSmsBlackwell, kSustainedPeakBlackwell};
         h100 = h100 || (c == 'h' && hasAt(name, i, "h100"));
         pcie = pcie || (c == 'p' && hasAt(name, i, "pcie"));
     }

@@ -12,6 +12,18 @@ struct FamilyEfficiency
     double bf16 = 0;      ///< BF16 GEMMs' share of the BF16 peak
     double fp8_share = 0; ///< FP8 GEMMs' share of the FP8 peak over the BF16 share
     double sms = 0;
+    /// The dense BF16 peak, TFLOP/s, the shares apply to at most (0: the GPU's own): a part whose
+    /// datasheet peak counts a higher boost clock than its GEMMs sustain (Blackwell: the B200's).
+    double sustained_peak_tflops = 0;
+
+    /// The BF16 share of a GPU with dense BF16 peak `peak_tflops` (the shares scaled down where
+    /// that peak exceeds sustained_peak_tflops; FP8: times fp8_share).
+    double bf16Share(double peak_tflops) const
+    {
+        return sustained_peak_tflops > 0 && peak_tflops > sustained_peak_tflops
+                   ? bf16 * sustained_peak_tflops / peak_tflops
+                   : bf16;
+    }
 };
 
 /// What evaluate() reads of the GPU's name: its family's GEMM efficiencies and SMs, and its kind.

@@ -472,8 +472,9 @@ double streamingMultiprocessors(const GpuSpec& gpu)
 
 double defaultGemmEfficiency(const GpuSpec& gpu, bool fp8)
 {
-    const FamilyEfficiency e = gpuTraits(gpu.name).family;
-    return fp8 ? e.fp8_share * e.bf16 : e.bf16;
+    const FamilyEfficiency& e = gpuTraits(gpu.name).family;
+    const double bf16 = e.bf16Share(gpu.bf16_tflops);
+    return fp8 ? e.fp8_share * bf16 : bf16;
 }
 
 double rooflineSeconds(double flops, double peak_flops_per_s, double efficiency, double bytes,
@@ -596,9 +597,9 @@ KernelModel kernelModel(const Scenario& s, const ModelConstants& kc,
     if (kc.gemm_efficiency > 0) {
         k.eff_bf16 = k.eff_lin = kc.gemm_efficiency;
     } else {
-        const FamilyEfficiency family = gpuTraits(gpu.name).family;
-        k.eff_bf16 = family.bf16;
-        k.eff_lin = k.fp8 ? family.fp8_share * family.bf16 : family.bf16;
+        const FamilyEfficiency& family = gpuTraits(gpu.name).family;
+        k.eff_bf16 = family.bf16Share(gpu.bf16_tflops);
+        k.eff_lin = k.fp8 ? family.fp8_share * k.eff_bf16 : k.eff_bf16;
     }
     if (k.fp8 && (k.recipe == Fp8Recipe::Rowwise || k.recipe == Fp8Recipe::RowwiseGwHp))
         k.eff_lin *= kRowwiseGemmRateShare;
