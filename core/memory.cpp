@@ -451,12 +451,11 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         out.gradients = states.gradients;
         out.optimizer_states = states.optimizer_states;
 
+        double perMb = (st.layers - st.moe_layers) * denseAct + st.moe_layers * moeAct;
         // Layers full recompute leaves alone keep what they would keep with none.
-        const int storedDense = st.stored - st.stored_moe;
-        double perMb = (st.layers - st.moe_layers - storedDense) * denseAct +
-                       (st.moe_layers - st.stored_moe) * moeAct;
-        if (st.stored > 0)
-            perMb += storedDense * storedAct.dense + st.stored_moe * storedAct.moe;
+        if (st.stored > 0) [[unlikely]]
+            perMb += (st.stored - st.stored_moe) * (storedAct.dense - denseAct) +
+                     st.stored_moe * (storedAct.moe - moeAct);
         if (st.first)
             perMb += embAct;
         // The head's extras are held for the micro-batches between the last chunk's F and its

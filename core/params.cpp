@@ -245,6 +245,30 @@ ChunkLayout layoutOf(const ParallelPlan& plan)
     return chunkLayoutOf(plan.schedule, plan.virtual_stages);
 }
 
+// The layers each stage leaves stored under full recompute of `n` layers per chunk: Megatron's
+// block method recomputes a chunk's first layers (TransformerBlock._checkpointed_forward: the
+// layers from recompute_num_layers on run without a checkpoint). A second pass over the chunks,
+// so the usual split does not branch on it.
+[[gnu::noinline]] void countStoredLayers(const ModelSpec& m, const ParallelPlan& plan,
+                                         const AutoSplit& split, bool explicitSplit, int n,
+                                         std::span<StageLayers> out)
+{
+    const int p = plan.pp;
+    const int C = p * std::max(1, plan.virtual_stages);
+    const ChunkLayout layout = layoutOf(plan);
+    int start = 0;
+    for (int c = 0; c < C; ++c) {
+        const int r = deviceOfChunk(layout, p, c);
+        const int size =
+            chunkLayers(m, plan, split, explicitSplit, c, r, localChunkOf(layout, p, c));
+        if (size > n) {
+            out[r].stored += size - n;
+            out[r].stored_moe += moeLayersIn(m, start + n, start + size);
+        }
+        start += size;
+    }
+}
+
 } // namespace
 
 bool splitChunks(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule, std::span<int> out)
@@ -291,14 +315,10 @@ bool splitLayers(const ModelSpec& m, const ParallelPlan& plan, LayerSplit rule,
             return false;
         out[r].layers += n;
         out[r].moe_layers += moeLayersIn(m, start, start + n);
-        // Megatron's block method recomputes a chunk's first layers (TransformerBlock's
-        // _checkpointed_forward: layers from recompute_num_layers on run without a checkpoint).
-        if (recompute_per_chunk > 0 && n > recompute_per_chunk) {
-            out[r].stored += n - recompute_per_chunk;
-            out[r].stored_moe += moeLayersIn(m, start + recompute_per_chunk, start + n);
-        }
         start += n;
     }
+    if (recompute_per_chunk > 0 && start == m.layers) [[unlikely]]
+        countStoredLayers(m, plan, split, explicitSplit, recompute_per_chunk, out);
     return start == m.layers;
 }
 

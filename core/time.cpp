@@ -7,7 +7,6 @@
 #include "core/plan_options.h"
 
 #include <algorithm>
-#include <optional>
 #include <utility>
 
 namespace paralens {
@@ -85,63 +84,10 @@ void addTimes(StageTimes& t, const StageTimes& x, double n)
     t.weight_seconds += n * x.weight_seconds;
 }
 
-// A stage's layers as two parts: those full recompute repeats (with the stage's ends and MTP
-// modules), and those a layer count leaves alone (no ends).
-std::pair<StageLayers, StageLayers> splitStored(const StageLayers& st)
-{
-    StageLayers rec = st;
-    rec.layers -= st.stored;
-    rec.moe_layers -= st.stored_moe;
-    rec.stored = rec.stored_moe = 0;
-    return {rec, StageLayers{st.stored, st.stored_moe, false, false, 0}};
-}
-
 // Per-micro-batch times of one stage: its layers' kernels, the LM head on the last stage (and
 // each MTP module's block, projection and head pass after it), and the TP, CP and EP
-// collectives its blocks run.
-StageTimes stageComputeOf(const StageLayers& st, const StepModel& sm);
-
-StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
-{
-    if (st.stored == 0 || !sm.stored)
-        return stageComputeOf(st, sm);
-    const auto [rec, kept] = splitStored(st);
-    StageTimes t = stageComputeOf(rec, sm);
-    addTimes(t, stageComputeOf(kept, *sm.stored), 1);
-    return t;
-}
-
-// TP, CP and EP seconds per micro-batch a stage's blocks spend exposed and hidden.
-struct StageComm
-{
-    CommSeconds exposed, hidden;
-};
-
-StageComm stageCommOf(const StageLayers& st, const StepModel& sm)
-{
-    const Blocks bl = blocksOf(st, sm);
-    const double layers = bl.all(), nm = bl.moe;
-    const double tpLayers = layers - nm + nm * sm.moe_tp_share;
-    return {{.tp = tpLayers * (sm.tp.forward + sm.tp.backward),
-             .cp = layers * (sm.cp.forward + sm.cp.backward),
-             .ep = nm * (sm.ep.forward + sm.ep.backward)},
-            {.tp = tpLayers * sm.tp.hidden, .cp = layers * sm.cp.hidden, .ep = nm * sm.ep.hidden}};
-}
-
-StageComm stageComm(const StageLayers& st, const StepModel& sm)
-{
-    if (st.stored == 0 || !sm.stored)
-        return stageCommOf(st, sm);
-    const auto [rec, kept] = splitStored(st);
-    StageComm c = stageCommOf(rec, sm);
-    const StageComm k = stageCommOf(kept, *sm.stored);
-    c.exposed = {c.exposed.tp + k.exposed.tp, c.exposed.cp + k.exposed.cp,
-                 c.exposed.ep + k.exposed.ep};
-    c.hidden = {c.hidden.tp + k.hidden.tp, c.hidden.cp + k.hidden.cp, c.hidden.ep + k.hidden.ep};
-    return c;
-}
-
-StageTimes stageComputeOf(const StageLayers& st, const StepModel& sm)
+// collectives its blocks run. Inlined: it runs per stage per evaluation.
+[[gnu::always_inline]] inline StageTimes stageComputeOf(const StageLayers& st, const StepModel& sm)
 {
     const Blocks bl = blocksOf(st, sm);
     const double nd = bl.dense, nm = bl.moe;
@@ -171,6 +117,63 @@ StageTimes stageComputeOf(const StageLayers& st, const StepModel& sm)
     t.forward_seconds += layers * sm.layer_overhead / 3;
     t.backward_seconds += layers * sm.layer_overhead * 2 / 3;
     return t;
+}
+
+// A stage's layers as two parts: those full recompute repeats (with the stage's ends and MTP
+// modules), and those a layer count leaves alone (no ends).
+std::pair<StageLayers, StageLayers> splitStored(const StageLayers& st)
+{
+    StageLayers rec = st;
+    rec.layers -= st.stored;
+    rec.moe_layers -= st.stored_moe;
+    rec.stored = rec.stored_moe = 0;
+    return {rec, StageLayers{st.stored, st.stored_moe, false, false, 0}};
+}
+
+// Out of line: the search's plans recompute every layer or none.
+[[gnu::noinline]] StageTimes partialStageCompute(const StageLayers& st, const StepModel& sm)
+{
+    const auto [rec, kept] = splitStored(st);
+    StageTimes t = stageComputeOf(rec, sm);
+    addTimes(t, stageComputeOf(kept, *sm.stored), 1);
+    return t;
+}
+
+StageTimes stageCompute(const StageLayers& st, const StepModel& sm)
+{
+    if (st.stored == 0 || !sm.stored) [[likely]]
+        return stageComputeOf(st, sm);
+    return partialStageCompute(st, sm);
+}
+
+// TP, CP and EP seconds per micro-batch a stage's blocks spend exposed and hidden.
+struct StageComm
+{
+    CommSeconds exposed, hidden;
+};
+
+StageComm stageCommOf(const StageLayers& st, const StepModel& sm)
+{
+    const Blocks bl = blocksOf(st, sm);
+    const double layers = bl.all(), nm = bl.moe;
+    const double tpLayers = layers - nm + nm * sm.moe_tp_share;
+    return {{.tp = tpLayers * (sm.tp.forward + sm.tp.backward),
+             .cp = layers * (sm.cp.forward + sm.cp.backward),
+             .ep = nm * (sm.ep.forward + sm.ep.backward)},
+            {.tp = tpLayers * sm.tp.hidden, .cp = layers * sm.cp.hidden, .ep = nm * sm.ep.hidden}};
+}
+
+StageComm stageComm(const StageLayers& st, const StepModel& sm)
+{
+    if (st.stored == 0 || !sm.stored) [[likely]]
+        return stageCommOf(st, sm);
+    const auto [rec, kept] = splitStored(st);
+    StageComm c = stageCommOf(rec, sm);
+    const StageComm k = stageCommOf(kept, *sm.stored);
+    c.exposed = {c.exposed.tp + k.exposed.tp, c.exposed.cp + k.exposed.cp,
+                 c.exposed.ep + k.exposed.ep};
+    c.hidden = {c.hidden.tp + k.hidden.tp, c.hidden.cp + k.hidden.cp, c.hidden.ep + k.hidden.ep};
+    return c;
 }
 
 // What one stage costs per micro-batch on its own, before the pipeline's slack: its times with
@@ -294,11 +297,11 @@ StageSweep sweepStages(const StepInputs& in, const StepModel& sm, std::span<Stag
             sw.dp_hidden_slow = dp.grad_tail + dp.param_tail - tailsExposed -
                                 share * (gradUnder + paramUnder) +
                                 sm.microbatches * (1 - share) * (local.hiddenF + local.hiddenB);
-            const StageComm c = stageComm(st, sm);
-            sw.comm_slow = c.exposed;
-            sw.comm_hidden_slow = c.hidden;
         }
     }
+    const StageComm c = stageComm(in.layers[std::size_t(sw.slow)], sm);
+    sw.comm_slow = c.exposed;
+    sw.comm_hidden_slow = c.hidden;
     return sw;
 }
 
@@ -350,7 +353,8 @@ void fillBreakdown(const StepInputs& in, const StepModel& sm, const StageSweep& 
 // The per-layer, head and link times of `sc` (the inputs' scenario, or it with recompute none
 // for the layers a layer count leaves alone).
 // `d` (no part of which depends on recompute) outlives the model: its comm context points at it.
-StepModel stepModel(const StepInputs& in, const Scenario& sc, const KernelModel& k, const Dims& d)
+[[gnu::always_inline]] inline StepModel stepModel(const StepInputs& in, const Scenario& sc,
+                                                  const KernelModel& k, const Dims& d)
 {
     const ParallelPlan& pl = sc.parallel;
     const ModelConstants& kc = *in.constants;
@@ -392,31 +396,15 @@ StepModel stepModel(const StepInputs& in, const Scenario& sc, const KernelModel&
     };
 }
 
-} // namespace
-
-void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span<double> inflight,
-              Estimate& est)
+// The stages' sweep, the pipeline and the breakdown, on the step's model.
+[[gnu::always_inline]] inline void finishStep(const StepInputs& in, const StepModel& sm,
+                                              std::span<StageTimes> stage_times,
+                                              std::span<double> inflight, Estimate& est)
 {
     const Scenario& sc = *in.scenario;
     const ParallelPlan& pl = sc.parallel;
     const ModelConstants& kc = *in.constants;
     const std::size_t p = std::size_t(std::max(1, pl.pp));
-    const KernelModel k = kernelModel(sc, kc, in.measured);
-    const Dims d = dimsOf(sc.model, ActivationShape::of(sc), pl.ep, pl.expertTp());
-    StepModel sm = stepModel(in, sc, k, d);
-    // Full recompute with a layer count: the layers it leaves alone run as under recompute none
-    // (their comm context points at this copy, which lives through the sweep).
-    // Optional, so the usual evaluation constructs neither.
-    std::optional<Scenario> storedSc;
-    std::optional<StepModel> stored;
-    if (sc.training.recomputedPerChunk() > 0) {
-        storedSc.emplace(sc);
-        storedSc->training.recompute = Recompute::None;
-        storedSc->training.recompute_num_layers = 0;
-        stored.emplace(stepModel(in, *storedSc, k, d));
-        sm.stored = &*stored;
-    }
-
     const StageSweep sw = sweepStages(in, sm, stage_times.first(p));
     const double p2p = ppComm(sm.comm).forward;
     const std::span<const StageTimes> times = stage_times.first(p);
@@ -428,6 +416,38 @@ void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span
     const std::int64_t vpad = paddedVocab(sc.model.vocab, pl.tp, kc.vocab_divisible_by);
     const double tied = tiedEmbeddingSeconds(sm.comm, vpad, in.framework->grad_reduce_bytes);
     fillBreakdown(in, sm, sw, pc, p2p, tied, times, est.time);
+}
+
+// Full recompute with a layer count: the layers it leaves alone run as under recompute none,
+// with a comm context on this copy of the scenario. Out of line, so the usual evaluation
+// constructs neither.
+[[gnu::noinline]] void finishStepWithStored(const StepInputs& in, StepModel sm,
+                                            const KernelModel& k, const Dims& d,
+                                            std::span<StageTimes> stage_times,
+                                            std::span<double> inflight, Estimate& est)
+{
+    Scenario plain = *in.scenario;
+    plain.training.recompute = Recompute::None;
+    plain.training.recompute_num_layers = 0;
+    const StepModel stored = stepModel(in, plain, k, d);
+    sm.stored = &stored;
+    finishStep(in, sm, stage_times, inflight, est);
+}
+
+} // namespace
+
+void stepTime(const StepInputs& in, std::span<StageTimes> stage_times, std::span<double> inflight,
+              Estimate& est)
+{
+    const Scenario& sc = *in.scenario;
+    const ParallelPlan& pl = sc.parallel;
+    const KernelModel k = kernelModel(sc, *in.constants, in.measured);
+    const Dims d = dimsOf(sc.model, ActivationShape::of(sc), pl.ep, pl.expertTp());
+    const StepModel sm = stepModel(in, sc, k, d);
+    if (sc.training.recomputedPerChunk() > 0) [[unlikely]]
+        finishStepWithStored(in, sm, k, d, stage_times, inflight, est);
+    else
+        finishStep(in, sm, stage_times, inflight, est);
 }
 
 } // namespace paralens
