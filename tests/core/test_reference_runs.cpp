@@ -97,6 +97,10 @@ private slots:
             // dgxc-benchmarking GPT-3 175B: 128 and 2,048 H100, BF16 and FP8, releases v25.04
             // (VP 6) and v25.01 (VP 12).
             {"reference/dgxc-benchmarking-gpt3-175b-h100.paralens-runs.json", 2 * 2 * 2},
+            // dgxc-benchmarking v25.04 (NeMo 25.02.01) on H100, the plans v25.01 did not run:
+            // 70B FP8 t4 p8 v5 at 64 and 2,048 GPUs; 405B BF16 and FP8, the 8-layer proxy on 32
+            // GPUs and t8 p8 c2 v8 at 512 and 2,048.
+            {"reference/dgxc-benchmarking-llama3.1-h100-v25.04.paralens-runs.json", 2 + 2 * 3},
             // dgxc-benchmarking v25.05 Llama 3.1 405B on 128 and 512 GB200, BF16 and FP8.
             {"reference/dgxc-benchmarking-llama3.1-405b-gb200.paralens-runs.json", 2 * 2},
             // A torchtitan blog on 8 GB200 (Jan 2026): Table 1's 21 Llama 3.1 8B rows (the
