@@ -12,6 +12,7 @@
 #include "core/scenario_io.h"
 #include "core/validate.h"
 #include "launch_test_support.h"
+#include "rule_checks.h"
 #include "test_scenarios.h"
 
 #include <QTest>
@@ -23,16 +24,9 @@
 
 using namespace paralens;
 using namespace paralens::testmodels;
+using paralens::testrules::breaks;
 
 namespace {
-
-bool breaks(const Scenario& s, const std::string& rule)
-{
-    for (const ValidationError& e : validate(s))
-        if (e.rule == rule)
-            return true;
-    return false;
-}
 
 // GPT-3 175B on 64 A100 as in Korthikanti et al. 2022 (t 8, SP, p 8, no flash attention, so
 // Table 2's per-layer bytes hold), 12 layers a stage.

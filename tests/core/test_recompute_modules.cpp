@@ -15,6 +15,7 @@
 #include "core/scenario_io.h"
 #include "core/validate.h"
 #include "launch_test_support.h"
+#include "rule_checks.h"
 #include "test_scenarios.h"
 
 #include <QTest>
@@ -25,6 +26,7 @@
 
 using namespace paralens;
 using namespace paralens::testmodels;
+using paralens::testrules::breaks;
 
 namespace {
 
@@ -63,14 +65,6 @@ QString errorOf(const std::string& text)
         return QString::fromStdString(e.what());
     }
     return QString();
-}
-
-bool breaks(const Scenario& s, const std::string& rule)
-{
-    for (const ValidationError& e : validate(s))
-        if (e.rule == rule)
-            return true;
-    return false;
 }
 
 LayerTimes times(const Scenario& s, bool moe)
