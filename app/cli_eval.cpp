@@ -68,6 +68,8 @@ void printTable(QTextStream& out, const Scenario& s, const Estimate& e)
         const std::string names = recomputeModuleList(tr.recompute_modules, ", ");
         modules = " (" + (names.empty() ? QStringLiteral("nothing") : qText(names)) + ")";
     }
+    if (tr.recomputedPerChunk() > 0) // full recompute of some layers
+        modules = QStringLiteral(" (%1 layers a chunk)").arg(tr.recompute_num_layers);
     out << QString::asprintf(", zero %d, %s, %s recompute%s, %d micro-batches\n\n", p.zero,
                              qPrintable(qText(toString(tr.framework))),
                              qPrintable(qText(toString(tr.recompute))), qPrintable(modules),

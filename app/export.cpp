@@ -105,6 +105,9 @@ QString scenarioStamp(const Scenario& s)
         plan += QStringLiteral(" · ZeRO-%1").arg(p.zero);
     if (p.sequence_parallel)
         plan += QStringLiteral(" · SP");
+    QString recompute = qText(toString(s.training.recompute));
+    if (s.training.recomputedPerChunk() > 0)
+        recompute += QStringLiteral(" (%1 layers a chunk)").arg(s.training.recompute_num_layers);
     return QStringLiteral("%1 · %2 × %3 · %4 · s %5 · b %6 · B %7 · recompute %8")
         .arg(model)
         .arg(s.gpus)
@@ -112,7 +115,7 @@ QString scenarioStamp(const Scenario& s)
         .arg(s.training.seq_len)
         .arg(s.training.micro_batch)
         .arg(s.training.global_batch)
-        .arg(qText(toString(s.training.recompute)));
+        .arg(recompute);
 }
 
 bool exportChart(ChartView* view, const QString& path, const ExportOptions& options,

@@ -102,6 +102,15 @@ private slots:
         QVERIFY2(r.out.contains("selective recompute (layernorm, mlp),"), qPrintable(r.out));
         r = run({"eval", kExample});
         QVERIFY(!r.out.contains("recompute ("));
+        // Full recompute of some layers names the count.
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(R"({"model":"llama3-8b","hardware":"h100-sxm","gpus":8,
+                    "parallel":{"tp":1,"pp":1,"dp":8},
+                    "training":{"recompute":"full","recompute_num_layers":12}})");
+        f.close();
+        r = run({"eval", path});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("full recompute (12 layers a chunk),"), qPrintable(r.out));
     }
 
     void badInputNamesTheProblem()

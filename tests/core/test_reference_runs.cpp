@@ -101,6 +101,10 @@ private slots:
             // 70B FP8 t4 p8 v5 at 64 and 2,048 GPUs; 405B BF16 and FP8, the 8-layer proxy on 32
             // GPUs and t8 p8 c2 v8 at 512 and 2,048.
             {"reference/dgxc-benchmarking-llama3.1-h100-v25.04.paralens-runs.json", 2 + 2 * 3},
+            // dgxc-benchmarking Nemotron-4 15B and 340B, smallest and largest scale, BF16 and FP8:
+            // v25.01 (both models), v25.02 (15B), v25.04 (both) on H100; v25.05 340B on GB200,
+            // weak and strong scaling.
+            {"reference/dgxc-benchmarking-nemotron.paralens-runs.json", 8 + 4 + 8 + 8},
             // dgxc-benchmarking v25.05 Llama 3.1 405B on 128 and 512 GB200, BF16 and FP8.
             {"reference/dgxc-benchmarking-llama3.1-405b-gb200.paralens-runs.json", 2 * 2},
             // A torchtitan blog on 8 GB200 (Jan 2026): Table 1's 21 Llama 3.1 8B rows (the
