@@ -105,6 +105,10 @@ private slots:
             // v25.01 (both models), v25.02 (15B), v25.04 (both) on H100; v25.05 340B on GB200,
             // weak and strong scaling.
             {"reference/dgxc-benchmarking-nemotron.paralens-runs.json", 8 + 4 + 8 + 8},
+            // dgxc-benchmarking MoE: Grok-1 314B on 8 (proxy) and 2,048 H100 (v25.04) and on 128
+            // and 512 GB200 (v25.05), BF16 and FP8; DeepSeek-V3 BF16 on 1,024 H100 and 128 and
+            // 512 GB200 (v25.05).
+            {"reference/dgxc-benchmarking-moe.paralens-runs.json", 4 + 4 + 3},
             // dgxc-benchmarking v25.05 Llama 3.1 405B on 128 and 512 GB200, BF16 and FP8.
             {"reference/dgxc-benchmarking-llama3.1-405b-gb200.paralens-runs.json", 2 * 2},
             // A torchtitan blog on 8 GB200 (Jan 2026): Table 1's 21 Llama 3.1 8B rows (the
