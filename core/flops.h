@@ -72,12 +72,12 @@ double hardwareFlopsPerStep(const ModelSpec& m, double global_batch, double seq,
                             std::int64_t vocab_pad, std::uint8_t modules = kRecomputeCoreAttn,
                             bool op_sac = false);
 
-/// Both of the above, their layers' FLOPs computed once (evaluate() wants both).
 /// Forward FLOPs per step of `dense` dense and `moe` MoE layers, router included: what full
 /// recompute does not repeat of the layers a layer count leaves stored (recompute_num_layers).
 double layersForwardFlopsPerStep(const ModelSpec& m, double global_batch, double seq, int dense,
                                  int moe);
 
+/// Both of the above, their layers' FLOPs computed once (evaluate() wants both).
 struct StepFlops
 {
     double model = 0;    ///< modelFlopsPerStep()

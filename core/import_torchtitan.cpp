@@ -361,8 +361,7 @@ void readLayerSac(Reader& r, Scenario& s, std::vector<std::string>& notes)
     t.recompute = Recompute::Full;
     if (k <= 1)
         return;
-    const ParallelPlan& p = s.parallel;
-    const int chunk = s.model.layers / std::max(1, p.pp * std::max(1, p.virtual_stages));
+    const int chunk = layersPerChunk(s.model, s.parallel);
     t.recompute_num_layers = std::max(1, chunk / k);
     notes.push_back("selective_ac_option " + option + " checkpoints every " + option +
                     "-th block: modelled as full recompute of " +

@@ -313,10 +313,8 @@ void parallelismTable(const Scenario& s, std::ostringstream& o, Warnings& w)
 // recomputed (mode full). A count no k gives is written as the nearest, with a warning.
 int layerSacFrequency(const Scenario& s, Warnings& w)
 {
-    const TrainingSettings& tr = s.training;
-    const ParallelPlan& p = s.parallel;
-    const int chunk = s.model.layers / std::max(1, p.pp * std::max(1, p.virtual_stages));
-    const int n = tr.recomputedPerChunk();
+    const int chunk = layersPerChunk(s.model, s.parallel);
+    const int n = s.training.recomputedPerChunk();
     if (n <= 0 || n >= chunk)
         return 0;
     const int k = std::max(2, (chunk + n / 2) / n);

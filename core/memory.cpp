@@ -339,22 +339,21 @@ ModelStateBytes modelStateBytes(double params, const FrameworkConventions& fw, i
     return b;
 }
 
-// What a layer full recompute leaves alone stores per micro-batch (all recompute none keeps),
-// and what its attention backward adds under CP (the ring's buffers alone); zero without a
-// layer count.
+// What a layer full recompute leaves alone stores per micro-batch (all recompute none keeps);
+// zero without a layer count.
 struct StoredLayerBytes
 {
-    double dense = 0, moe = 0, ring = 0;
+    double dense = 0, moe = 0;
 };
 
 StoredLayerBytes storedLayerBytes(const Scenario& s, const ModelSpec& m, const Dims& d,
-                                  const ActivationShape& shape, double ring)
+                                  const ActivationShape& shape)
 {
     if (s.training.recomputedPerChunk() <= 0)
         return {};
     ActivationShape none = shape;
     none.recompute = Recompute::None;
-    return {denseLayerBytes(m, d, none), moeLayerBytes(m, d, none), ring};
+    return {denseLayerBytes(m, d, none), moeLayerBytes(m, d, none)};
 }
 
 double linearWeights(const StageParams& sp)
@@ -395,7 +394,7 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
             shape.recompute == Recompute::Full ? attentionBlockBytes(d, none) / d.cp : 0.0;
         recomputeLayer = std::max(recomputeLayer, live + ring);
     }
-    const StoredLayerBytes storedAct = storedLayerBytes(s, m, d, shape, ring);
+    const StoredLayerBytes storedAct = storedLayerBytes(s, m, d, shape);
     const double headParams = double(vpad) * d.h / d.t;
     const double headInflight = headInflightMicrobatches(
         effectiveSchedule(pl.schedule, pl.virtual_stages), p, safeMicrobatches(s.training, pl));
@@ -465,8 +464,10 @@ void stageMemory(const Scenario& s, const FrameworkConventions& fw, const ModelC
         // The MTP modules run right after the head, in the same chunk: held as long as it is.
         const double head =
             (st.last ? headAct : 0.0) * headInflight + st.mtp * mtpAct * headInflight;
-        const double transient = std::max(st.last ? lossPeak : 0.0,
-                                          st.layers > st.stored ? recomputeLayer : storedAct.ring);
+        // A layer count leaves every chunk at least one recomputed layer, so any stage with
+        // layers rebuilds one at a time.
+        const double transient =
+            std::max(st.last ? lossPeak : 0.0, st.layers > 0 ? recomputeLayer : 0.0);
         out.activations = perMb * out.inflight_microbatches + head + transient;
 
         out.comm_buffers = states.comm_buffers;

@@ -84,6 +84,15 @@ struct StageLayers
     bool operator==(const StageLayers&) const = default;
 };
 
+/// A model chunk's layers on average, rounded down: m.layers over plan.pp · virtual_stages
+/// (what torchtitan's every-k-th-block counter sees of each chunk).
+inline int layersPerChunk(const ModelSpec& m, const ParallelPlan& plan)
+{
+    const int v = plan.virtual_stages > 1 ? plan.virtual_stages : 1;
+    const int chunks = plan.pp * v;
+    return m.layers / (chunks > 1 ? chunks : 1);
+}
+
 /// Splits m.layers over plan.pp stages × plan.virtual_stages chunks into `out` (size pp).
 /// Explicit first/last_stage_layers (the layers of pipeline rank 0 and p − 1, Megatron's
 /// decoder_first/last_pipeline_num_layers) win; otherwise as even as possible by `rule` over
