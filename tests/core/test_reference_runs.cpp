@@ -114,6 +114,10 @@ private slots:
             // A torchtitan blog on 8 GB200 (Jan 2026): Table 1's 21 Llama 3.1 8B rows (the
             // Qwen3-32B rows' recompute mode is not determinable).
             {"reference/torchtitan-gb200-blog.paralens-runs.json", 21},
+            // NeMo's long-sequence tables, the With-CP configurations: Llama 2 7B FP8 on 4 to
+            // 1,024 H100 at 4K to 1M tokens (NeMo 24.03.01); Llama 3 8B FP8 on 2 to 256 B200 at
+            // 8K to 1M (NeMo 25.04.rc2).
+            {"reference/nemo-long-sequence.paralens-runs.json", 9 + 8},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
