@@ -118,6 +118,12 @@ private slots:
             // 1,024 H100 at 4K to 1M tokens (NeMo 24.03.01); Llama 3 8B FP8 on 2 to 256 B200 at
             // 8K to 1M (NeMo 25.04.rc2).
             {"reference/nemo-long-sequence.paralens-runs.json", 9 + 8},
+            // torchtitan on AWS p5 (700 W H100 SXM), Llama 3 8B on 32 GPUs: the AWS blog's four
+            // rows (Oct 2024) and awsome-distributed-training's eager row (Mar 2025).
+            {"reference/aws-torchtitan-p5-h100.paralens-runs.json", 4 + 1},
+            // IBM fms-fsdp's torch.compile table (ed74fd5): the 7B rows on both clusters (the
+            // larger models' selective fraction is not given).
+            {"reference/fms-fsdp-ibm-compile.paralens-runs.json", 2},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
