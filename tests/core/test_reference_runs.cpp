@@ -124,6 +124,13 @@ private slots:
             // IBM fms-fsdp's torch.compile table (ed74fd5): the 7B rows on both clusters (the
             // larger models' selective fraction is not given).
             {"reference/fms-fsdp-ibm-compile.paralens-runs.json", 2},
+            // NeMo 2.0's performance summaries, the table parts the stored pages hold: 25.02 on
+            // DGX-B200 (7 of 8 rows; Mixtral-8x22B's cells are swapped), 25.04 on DGX-GB200 (6:
+            // not Mixtral-8x22B, nor Nemotron-340B, which dgxc-benchmarking holds), 25.07 on
+            // DGX-GB200 (2: Llama 3 8B and the 70B Megatron-FSDP plan).
+            {"reference/nemo-25.02-performance-summary.paralens-runs.json", 7},
+            {"reference/nemo-25.04-performance-summary.paralens-runs.json", 6},
+            {"reference/nemo-25.07-performance-summary.paralens-runs.json", 2},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
