@@ -131,6 +131,8 @@ private slots:
             {"reference/nemo-25.02-performance-summary.paralens-runs.json", 7},
             {"reference/nemo-25.04-performance-summary.paralens-runs.json", 6},
             {"reference/nemo-25.07-performance-summary.paralens-runs.json", 2},
+            // Megatron-LM's Llama example README, its FP8 table: 8B, 70B and 405B on H100.
+            {"reference/megatron-lm-llama-example.paralens-runs.json", 3},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
