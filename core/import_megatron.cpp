@@ -346,6 +346,39 @@ void readDeepSpeedConfig(const Flags& f, ImportContext& ctx, Scenario& s)
         ctx.fail("--micro-batch-size", "differs from train_micro_batch_size_per_gpu in " + *name);
 }
 
+// Under --attention-backend auto (the default) Transformer Engine picks the attention kernel
+// and its environment switches decide: NVTE_FUSED_ATTN=0 leaves flash-attn (FlashAttention-2),
+// NVTE_FLASH_ATTN=0 cuDNN's fused attention, both the unfused path (DotProductAttention in
+// transformer_engine/pytorch/attention.py; NeMo-Framework-Launcher set NVTE_FUSED_ATTN: 0 for
+// every job at its tags 24.01-24.07, docs/model.md "Attention kernels").
+void readAttentionEnvironment(const std::vector<Word>& words, const Flags& f,
+                              const ImportContext& ctx, TrainingSettings& t)
+{
+    if (f.value("--attention-backend").value_or("auto") != "auto" || !t.flash_attention)
+        return;
+    const auto fused = lastAssignment(words, "NVTE_FUSED_ATTN");
+    const auto flash = lastAssignment(words, "NVTE_FLASH_ATTN");
+    const bool fusedOff = fused && fused->text == "0";
+    const bool flashOff = flash && flash->text == "0";
+    const auto at = [](const std::optional<Word>& w) {
+        return " (line " + std::to_string(w->line) + ")";
+    };
+    if (fusedOff && flashOff) {
+        t.flash_attention = false;
+        ctx.notes.push_back("NVTE_FUSED_ATTN=0" + at(fused) + " and NVTE_FLASH_ATTN=0" + at(flash) +
+                            ": Transformer Engine runs unfused attention");
+    } else if (fusedOff) {
+        t.attention_kernel = AttentionKernel::Flash2;
+        ctx.notes.push_back("NVTE_FUSED_ATTN=0" + at(fused) +
+                            ": Transformer Engine runs flash-attn (attention_kernel flash2)");
+    } else if (flashOff) {
+        t.attention_kernel = AttentionKernel::Fused;
+        ctx.notes.push_back("NVTE_FLASH_ATTN=0" + at(flash) +
+                            ": Transformer Engine runs cuDNN fused attention "
+                            "(attention_kernel fused)");
+    }
+}
+
 } // namespace
 
 LaunchImport importMegatronScript(std::string_view text, ImportContext& ctx)
@@ -389,6 +422,8 @@ LaunchImport importMegatronScript(std::string_view text, ImportContext& ctx)
     readParallel(f, ctx, s.model.layers, s);
     readSharding(f, s);
     readTraining(f, ctx, deepspeed, s);
+    if (!deepspeed)
+        readAttentionEnvironment(words, f, ctx, s.training);
     if (deepspeed)
         readDeepSpeedConfig(f, ctx, s);
     if (const auto world = worldSize(f)) {

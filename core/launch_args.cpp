@@ -211,6 +211,16 @@ std::vector<Word> splitWords(std::string_view text, const std::string& source)
     return Splitter(text, source).run();
 }
 
+std::optional<Word> lastAssignment(const std::vector<Word>& words, std::string_view name)
+{
+    for (auto it = words.rbegin(); it != words.rend(); ++it) {
+        const std::string& w = it->text;
+        if (w.size() > name.size() && w.compare(0, name.size(), name) == 0 && w[name.size()] == '=')
+            return Word{w.substr(name.size() + 1), it->line};
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 // A word an nargs='*' option takes, as argparse would see it: not an option, not a shell

@@ -25,6 +25,10 @@ struct Word
 /// text holds more than a million words.
 std::vector<Word> splitWords(std::string_view text, const std::string& source);
 
+/// The value of the last `NAME=value` word (a variable set for the script or its command,
+/// `export NAME=value` included), or nullopt when no word sets NAME.
+std::optional<Word> lastAssignment(const std::vector<Word>& words, std::string_view name);
+
 /// The options among the words: "--name value", "--name=value" and "--name" alone. A word
 /// after an option that does not start with '-' is taken as its value, so a store-true flag
 /// followed by a positional word (the script name) reads that word as its value; readers only

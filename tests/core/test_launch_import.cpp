@@ -396,6 +396,38 @@ private slots:
             QVERIFY2(errorOf(head + ok, o).isEmpty(), qPrintable(errorOf(head + ok, o)));
     }
 
+    // Under --attention-backend auto, Transformer Engine's environment switches pick the kernel
+    // (NeMo-Framework-Launcher 24.01-24.07 set NVTE_FUSED_ATTN=0: flash-attn); an explicit
+    // backend wins over them, as Megatron-Core sets the switches from it.
+    void megatronAttentionFromTransformerEngineEnvironment()
+    {
+        const std::string tail = "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 32 "
+                                 "--hidden-size 4096 --num-attention-heads 32 "
+                                 "--ffn-hidden-size 14336 --seq-length 4096 --micro-batch-size 1 "
+                                 "--global-batch-size 8 --bf16";
+        const LaunchImportOptions o{"llama3-8b", ""};
+        const auto read = [&](const std::string& head, const std::string& flags = "") {
+            return importLaunch(head + tail + flags, "f", o);
+        };
+        const LaunchImport flash = read("export NVTE_FUSED_ATTN=0\n");
+        QVERIFY(flash.scenario.training.flash_attention);
+        QVERIFY(flash.scenario.training.attention_kernel == AttentionKernel::Flash2);
+        bool noted = false;
+        for (const auto& n : flash.notes)
+            noted = noted || n.find("NVTE_FUSED_ATTN=0 (line 1)") != std::string::npos;
+        QVERIFY(noted);
+        QVERIFY(read("NVTE_FLASH_ATTN=0 ").scenario.training.attention_kernel ==
+                AttentionKernel::Fused);
+        QVERIFY(!read("export NVTE_FLASH_ATTN=0 NVTE_FUSED_ATTN=0\n")
+                     .scenario.training.flash_attention);
+        // The last assignment counts; 1 leaves Transformer Engine's own choice.
+        QVERIFY(read("export NVTE_FUSED_ATTN=0\nexport NVTE_FUSED_ATTN=1\n")
+                    .scenario.training.attention_kernel == AttentionKernel::Default);
+        QVERIFY(read("").scenario.training.attention_kernel == AttentionKernel::Default);
+        QVERIFY(read("export NVTE_FUSED_ATTN=0\n", " --attention-backend fused")
+                    .scenario.training.attention_kernel == AttentionKernel::Fused);
+    }
+
     // JSON launch files (DeepSpeed): a key given twice and nesting a hundred thousand deep are
     // named errors (no silent last-one-wins, no stack overflow).
     void deepspeedJsonDuplicateAndDeepNesting()
