@@ -23,6 +23,12 @@ namespace {
 
 const std::string kFiles = PARALENS_SOURCE_DIR "/tests/data/launch/files/";
 
+// A Megatron-LM launch of a Llama-3-8B-shaped model on one node of 8 GPUs.
+constexpr const char* kLlamaTorchrun =
+    "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+    "--num-attention-heads 32 --ffn-hidden-size 14336 --seq-length 4096 --micro-batch-size 1 "
+    "--global-batch-size 8 --bf16";
+
 QString errorOf(const std::string& text, const LaunchImportOptions& o = {},
                 const SiblingReader& sibling = {})
 {
@@ -384,10 +390,7 @@ private slots:
     // --attention-backend takes Megatron-Core's AttnBackend names only; another is named.
     void megatronAttentionBackendIsAnAttnBackend()
     {
-        const std::string head = "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 32 "
-                                 "--hidden-size 4096 --num-attention-heads 32 "
-                                 "--ffn-hidden-size 14336 --seq-length 4096 --micro-batch-size 1 "
-                                 "--global-batch-size 8 --bf16 --attention-backend ";
+        const std::string head = std::string(kLlamaTorchrun) + " --attention-backend ";
         const LaunchImportOptions o{"llama3-8b", ""};
         QVERIFY_CONTAINS(errorOf(head + "triton", o),
                          QString("--attention-backend: 'triton' is not flash, fused, unfused, "
@@ -401,10 +404,7 @@ private slots:
     // backend wins over them, as Megatron-Core sets the switches from it.
     void megatronAttentionFromTransformerEngineEnvironment()
     {
-        const std::string tail = "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 32 "
-                                 "--hidden-size 4096 --num-attention-heads 32 "
-                                 "--ffn-hidden-size 14336 --seq-length 4096 --micro-batch-size 1 "
-                                 "--global-batch-size 8 --bf16";
+        const std::string tail = kLlamaTorchrun;
         const LaunchImportOptions o{"llama3-8b", ""};
         const auto read = [&](const std::string& head, const std::string& flags = "") {
             return importLaunch(head + tail + flags, "f", o);
