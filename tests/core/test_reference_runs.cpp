@@ -133,6 +133,10 @@ private slots:
             {"reference/nemo-25.07-performance-summary.paralens-runs.json", 2},
             // Megatron-LM's Llama example README, its FP8 table: 8B, 70B and 405B on H100.
             {"reference/megatron-lm-llama-example.paralens-runs.json", 3},
+            // Megatron-Bridge MoE rows (DeepSeek-V3, Qwen3-30B-A3B, Qwen3-235B-A22B): 26.04.01 on
+            // B200/GB200 (6), 25.11 on GB200 (3; its H100/B200 rows are a regression its
+            // neighbours contradict), 25.09 Qwen3 with token drop (9).
+            {"reference/megatron-bridge-moe.paralens-runs.json", 6 + 3 + 9},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
