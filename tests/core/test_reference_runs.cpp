@@ -137,6 +137,9 @@ private slots:
             // B200/GB200 (6), 25.11 on GB200 (3; its H100/B200 rows are a regression its
             // neighbours contradict), 25.09 Qwen3 with token drop (9).
             {"reference/megatron-bridge-moe.paralens-runs.json", 6 + 3 + 9},
+            // AMD's MLPerf Training v5.1 Llama 3.1 8B submissions, 8 MI355X and 8 MI350X (the
+            // partners' runs of the same configuration are not repeated).
+            {"reference/amd-mlperf-training-v5.1.paralens-runs.json", 2},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
