@@ -140,6 +140,11 @@ private slots:
             // AMD's MLPerf Training v5.1 Llama 3.1 8B submissions, 8 MI355X and 8 MI350X (the
             // partners' runs of the same configuration are not repeated).
             {"reference/amd-mlperf-training-v5.1.paralens-runs.json", 2},
+            // Megatron-Bridge 26.02-26.08: each plan's latest container only, where no later
+            // row of it is held already (405B GB200 and H100 at 26.06, DeepSeek-V3 GB200 at
+            // 26.08 and B200 at 26.04, Qwen3-30B H100 at 26.02.01 and 26.06, Qwen3-235B GB200
+            // at 26.02.01).
+            {"reference/megatron-bridge-26.paralens-runs.json", 7},
         };
         for (const auto& [file, n] : expected)
             QVERIFY2(
