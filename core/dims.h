@@ -25,6 +25,10 @@ struct ActivationShape
     SelectivePolicy selective = SelectivePolicy::AttentionCore; ///< what selective keeps
     bool tp_gathered_input = false; ///< SP: linears save their gathered input (DTensor TP)
     bool fp8_linear_inputs = false; ///< linears save their inputs in FP8 (Transformer Engine)
+    /// FP8 linears whose bf16 input another op holds save that, no FP8 copy (Megatron, recipes
+    /// other than delayed: FrameworkConventions::fp8_reuses_held_inputs).
+    bool fp8_reuses_held_inputs = false;
+    bool moe_combine_keeps_outputs = true; ///< FrameworkConventions::moe_combine_keeps_outputs
     /// From a scenario (its model is not needed here).
     static ActivationShape of(const Scenario& s);
     /// The same with a framework's selective policy and TP layout.
@@ -98,6 +102,8 @@ inline ActivationShape ActivationShape::of(const Scenario& s, const FrameworkCon
     a.selective = fw.selective;
     a.tp_gathered_input = fw.tp_saves_gathered_input && a.sequence_parallel && a.tp > 1;
     a.fp8_linear_inputs = fw.fp8_saves_quantized_inputs;
+    a.fp8_reuses_held_inputs = fw.fp8_reuses_held_inputs;
+    a.moe_combine_keeps_outputs = fw.moe_combine_keeps_outputs;
     return a;
 }
 

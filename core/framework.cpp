@@ -210,6 +210,9 @@ FrameworkConventions conventions(const TrainingSettings& t, const ParallelPlan& 
         c.moment_bytes = 4;
     // Megatron-LM and DeepSpeed run FP8 through Transformer Engine's modules.
     c.fp8_saves_quantized_inputs = t.precision == Precision::FP8 && t.framework != Framework::FSDP;
+    c.fp8_reuses_held_inputs = c.fp8_saves_quantized_inputs && t.framework == Framework::Megatron &&
+                               resolvedFp8Recipe(t) != Fp8Recipe::Delayed;
+    c.moe_combine_keeps_outputs = t.framework != Framework::Megatron;
     c.linear_gather_bytes = c.weight_bytes;
     c.fp8_quantized_weights = t.precision == Precision::FP8 && t.framework == Framework::Megatron;
     c.fp8_params = c.fp8_quantized_weights && t.fp8_param_gather;

@@ -172,6 +172,19 @@ struct FrameworkConventions
     /// (float8_linear.py matmul_with_hp_or_float8_args: save_for_backward(input_hp, ...)).
     /// Set by conventions(TrainingSettings, ...) only for FP8 runs of a TE framework.
     bool fp8_saves_quantized_inputs = false;
+    /// Megatron-Core with a non-delayed FP8 recipe (current scaling, MXFP8, blockwise): the
+    /// out-projection and the shared experts' fc1 save the bf16 input another op already holds
+    /// (the fused attention's output, the router's input) instead of an FP8 copy of it
+    /// (transformer/attention.py and moe/shared_experts.py pass the original input when
+    /// fp8_recipe != 'delayed'; Megatron-LM d98e8a64). Set by conventions(TrainingSettings, ...).
+    bool fp8_reuses_held_inputs = false;
+    /// The MoE combine keeps the k expert outputs per token for the router probabilities'
+    /// gradient (the probabilities multiply the outputs in the unpermute): DeepSpeed and
+    /// torchtitan, and Megatron-Core up to v0.12 (token_dispatcher.py unpermute(...,
+    /// probs=self.probs)). Megatron-Core since v0.13 multiplies them inside the experts'
+    /// activation (fused_bias_swiglu.py WeightedSwiGLUFunction) and unpermutes without them, so
+    /// the combine keeps index maps only (token_dispatcher.py, TE permutation.py moe_unpermute).
+    bool moe_combine_keeps_outputs = true;
     /// Megatron in FP8: Transformer Engine holds quantized copies of the linear weights. With
     /// bf16 weights it quantizes each once per step into a cached workspace, kept across
     /// micro-batches (module base.py get_weight_workspace with cache_name "weight" when

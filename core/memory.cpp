@@ -23,10 +23,10 @@ double linearInputBytes(const ActivationShape& a)
 
 // Bytes per element of the attention output: the out-projection's input, which a flash
 // kernel also keeps (bf16) for its own backward; an FP8 projection then saves its FP8 copy
-// besides it.
+// besides it, unless it saves the bf16 one instead (ActivationShape::fp8_reuses_held_inputs).
 double attentionOutputBytes(const ActivationShape& a)
 {
-    if (!a.fp8_linear_inputs)
+    if (!a.fp8_linear_inputs || a.fp8_reuses_held_inputs)
         return 2;
     return a.flash_attention ? 2 + 1 : 1;
 }
@@ -182,18 +182,20 @@ double moeLayerBytes(const ModelSpec& m, const Dims& d, const ActivationShape& a
     const double k = m.moe.top_k;
     const double fe = double(m.moe.expert_ffn_hidden);
     // Norm input 2h + mask 1h + router input 2h + permuted copies 2kh (the experts' fc1 input:
-    // 1kh in FP8) + combine 2kh + logits 4E. The shared experts read the router's input; in FP8
-    // their fc1 saves its own FP8 copy of it. Recompute modules: moe keeps the layer's input
-    // alone (the router input), layernorm drops that norm output, moe_act the routed experts'
-    // fc2 input, shared_experts the shared experts' tensors.
+    // 1kh in FP8) + combine 2kh (where it keeps the expert outputs) + logits 4E. The shared
+    // experts read the router's input; in FP8 their fc1 saves its own FP8 copy of it (not when
+    // it reuses the held bf16 one). Recompute modules: moe keeps the layer's input alone (the
+    // router input), layernorm drops that norm output, moe_act the routed experts' fc2 input,
+    // shared_experts the shared experts' tensors.
     const std::uint8_t mods = recomputedModules(a);
     const bool shared = m.moe.shared_experts > 0 && !(mods & kRecomputeSharedExperts);
     const bool whole = mods & kRecomputeMoe;
     double permuted = whole ? 0.0 : linearInputBytes(a) * k * d.h;
-    if (a.fp8_linear_inputs && shared && !whole)
+    if (a.fp8_linear_inputs && !a.fp8_reuses_held_inputs && shared && !whole)
         permuted += d.h;
     const double routerInput = (mods & kRecomputeLayernorm) ? 0.0 : 2 * d.h;
-    const double combine = whole ? 0.0 : 2 * k * d.h + 4.0 * m.moe.experts;
+    const double combine =
+        whole ? 0.0 : (a.moe_combine_keeps_outputs ? 2 * k * d.h : 0.0) + 4.0 * m.moe.experts;
     const double replicated = ((2 + maskBytes(a)) * d.h + routerInput + permuted + combine) / d.tsp;
     const double stored = mlpStored(d, a);
     const double routed =

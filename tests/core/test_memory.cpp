@@ -223,6 +223,71 @@ private slots:
         QVERIFY(!conventions(t, p).fp8_saves_quantized_inputs);
     }
 
+    // Megatron-Core with a recipe other than delayed: the out-projection and the shared
+    // experts' fc1 save the bf16 input the fused attention and the router already hold, no
+    // FP8 copy (attention.py, shared_experts.py: fp8_recipe != 'delayed'). Mixtral at t 1,
+    // flash, s 4096: the projection's o = h copy is gone, and with a shared expert its h too.
+    void fp8NonDelayedReusesHeldInputs()
+    {
+        TrainingSettings t;
+        t.precision = Precision::FP8;
+        t.framework = Framework::Megatron;
+        ParallelPlan p;
+        QVERIFY(!conventions(t, p).fp8_reuses_held_inputs); // Megatron's default: delayed
+        for (Fp8Recipe r : {Fp8Recipe::Tensorwise, Fp8Recipe::Mxfp8}) {
+            t.fp8_recipe = r;
+            QVERIFY(conventions(t, p).fp8_reuses_held_inputs);
+        }
+        t.framework = Framework::DeepSpeed;
+        QVERIFY(!conventions(t, p).fp8_reuses_held_inputs);
+
+        const ModelSpec x = mixtral8x7b();
+        ActivationShape a;
+        a.seq = 4096;
+        a.flash_attention = true;
+        a.dropout = false;
+        a.fp8_linear_inputs = true;
+        ActivationShape r = a;
+        r.fp8_reuses_held_inputs = true;
+        QCOMPARE(moeLayerActivationBytes(x, a) - moeLayerActivationBytes(x, r), 4096.0 * 4096);
+        QCOMPARE(denseLayerActivationBytes(llama3_8b(), a) -
+                     denseLayerActivationBytes(llama3_8b(), r),
+                 4096.0 * 4096);
+        ModelSpec sh = x;
+        sh.moe.shared_experts = 1;
+        QCOMPARE(moeLayerActivationBytes(sh, a) - moeLayerActivationBytes(sh, r),
+                 2 * 4096.0 * 4096);
+    }
+
+    // Megatron-Core since v0.13 multiplies the router probabilities inside the experts'
+    // activation and unpermutes without them: the combine keeps no expert outputs, 2·k·h bytes
+    // per token less than Megatron-Core v0.12 and DeepSpeed (token_dispatcher.py). Qwen3-30B-A3B
+    // shapes (h 2048, top-8): 32 KiB per token.
+    void megatronCombineKeepsNoExpertOutputs()
+    {
+        TrainingSettings t;
+        ParallelPlan p;
+        for (Framework f : {Framework::Megatron, Framework::DeepSpeed, Framework::FSDP}) {
+            t.framework = f;
+            QCOMPARE(conventions(t, p).moe_combine_keeps_outputs, f != Framework::Megatron);
+        }
+        ModelSpec m = mixtral8x7b();
+        m.hidden = 2048;
+        m.moe.top_k = 8;
+        ActivationShape a;
+        a.seq = 4096;
+        a.flash_attention = true;
+        ActivationShape c = a;
+        c.moe_combine_keeps_outputs = false;
+        QCOMPARE(moeLayerActivationBytes(m, a) - moeLayerActivationBytes(m, c),
+                 4096.0 * 2 * 8 * 2048);
+        QCOMPARE(2 * 8 * 2048.0, 32.0 * 1024);
+        // moe recompute keeps the layer input alone either way.
+        a.recompute = c.recompute = Recompute::Selective;
+        a.recompute_modules = c.recompute_modules = kRecomputeMoe;
+        QCOMPARE(moeLayerActivationBytes(m, a), moeLayerActivationBytes(m, c));
+    }
+
     // ZB-V / DualPipeV put model chunks r and 2p − 1 − r on device r (Qi et al. 2024, "Pipeline
     // Parallelism with Controllable Memory"; deepseek-ai/DualPipe dualpipev.py): the embedding
     // (chunk 0) and the final norm + LM head + loss (chunk 2p − 1) both on device 0, the last
