@@ -422,10 +422,10 @@ LaunchImport importMegatronScript(std::string_view text, ImportContext& ctx)
     readParallel(f, ctx, s.model.layers, s);
     readSharding(f, s);
     readTraining(f, ctx, deepspeed, s);
-    if (!deepspeed)
-        readAttentionEnvironment(words, f, ctx, s.training);
     if (deepspeed)
         readDeepSpeedConfig(f, ctx, s);
+    else
+        readAttentionEnvironment(words, f, ctx, s.training);
     if (const auto world = worldSize(f)) {
         setWorld(ctx, s, *world, "--nnodes");
     } else {
