@@ -13,6 +13,20 @@
 using namespace paralens;
 using namespace paralens::testmodels;
 
+namespace {
+
+// One layer's activation shape at sequence `seq` with flash attention and no dropout.
+ActivationShape flashNoDropout(double seq)
+{
+    ActivationShape a;
+    a.seq = seq;
+    a.flash_attention = true;
+    a.dropout = false;
+    return a;
+}
+
+} // namespace
+
 class TestMemory : public QObject
 {
     Q_OBJECT
@@ -171,12 +185,9 @@ private slots:
     void fp8LinearInputsSavedQuantized()
     {
         const ModelSpec m = llama3_70b();
-        ActivationShape a;
-        a.seq = 8192;
+        ActivationShape a = flashNoDropout(8192);
         a.tp = 4;
         a.sequence_parallel = true;
-        a.flash_attention = true;
-        a.dropout = false;
         ActivationShape q = a;
         q.fp8_linear_inputs = true;
         const double saved = 8192.0 * (2 * 8192 + 28672 - 8192) / 4;
@@ -192,10 +203,7 @@ private slots:
         // MoE (Mixtral, t 1, flash): QKV input h, the k permuted copies k·h, the experts' fc2
         // inputs k·ffn_e; the projection's FP8 copy adds o = h back.
         const ModelSpec x = mixtral8x7b();
-        ActivationShape e;
-        e.seq = 4096;
-        e.flash_attention = true;
-        e.dropout = false;
+        const ActivationShape e = flashNoDropout(4096);
         ActivationShape eq = e;
         eq.fp8_linear_inputs = true;
         QCOMPARE(moeLayerActivationBytes(x, e) - moeLayerActivationBytes(x, eq),
@@ -242,10 +250,7 @@ private slots:
         QVERIFY(!conventions(t, p).fp8_reuses_held_inputs);
 
         const ModelSpec x = mixtral8x7b();
-        ActivationShape a;
-        a.seq = 4096;
-        a.flash_attention = true;
-        a.dropout = false;
+        ActivationShape a = flashNoDropout(4096);
         a.fp8_linear_inputs = true;
         ActivationShape r = a;
         r.fp8_reuses_held_inputs = true;
